@@ -36,6 +36,7 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
   let page: Page;
   let offDir: string;
   let droppedDir: string;
+  let offBuiltDir: string;
   const index = async () => fs.readFile(path.join(FIXTURES, 'fm-comment-220.md'), 'utf8');
 
   beforeAll(async () => {
@@ -66,6 +67,15 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
       await fs.writeFile(path.join(built, file), `---\nname: ${file}\ndescription: ${hook}\ntype: project\n---\nBody.\n`);
       await fs.utimes(path.join(built, file), at, at);
     }
+    // Memories but no MEMORY.md, and auto memory off in the project's settings: Claude Code 2.1.332 then writes none
+    // (test/fixtures/claude-code-index/observed-built.json, memory-off-project).
+    offBuiltDir = await fs.realpath(await fs.mkdtemp(path.join(root, 'off-built-')));
+    await fs.mkdir(path.join(offBuiltDir, '.claude'));
+    await fs.writeFile(path.join(offBuiltDir, '.claude', 'settings.json'), JSON.stringify({ autoMemoryEnabled: false }));
+    await project(home, sanitizeDirName(offBuiltDir), offBuiltDir, '', 'x');
+    const offBuilt = path.join(home, 'projects', sanitizeDirName(offBuiltDir), 'memory');
+    await fs.rm(path.join(offBuilt, 'MEMORY.md'));
+    await fs.writeFile(path.join(offBuilt, 'kept.md'), '---\nname: kept.md\ndescription: a memory\ntype: project\n---\nBody.\n');
     // The project's settings dropped whole by Claude Code's schema (a permission mode it does not know).
     droppedDir = await fs.realpath(await fs.mkdtemp(path.join(root, 'dropped-')));
     await fs.mkdir(path.join(droppedDir, '.claude'));
@@ -170,6 +180,21 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
     await expect
       .poll(() => fs.readFile(file, 'utf8').catch(() => null))
       .toBe('- [newer](newer.md) — the newer one\n- [older](older.md) — the older one\n## Notes\n');
+  });
+
+  it('with auto memory off and no MEMORY.md, Edit MEMORY.md starts from nothing: Claude Code builds no index then', async () => {
+    await page.getByRole('button', { name: 'Projects', exact: true }).click();
+    await page.getByRole('button', { name: offBuiltDir }).click();
+    await page.getByRole('button', { name: 'MEMORY.md' }).click();
+    await expect.poll(() => page.getByRole('status', { name: 'Index not loaded' }).textContent()).toContain('Auto memory is off for this project');
+    expect(await page.getByRole('status', { name: 'Index built by Claude Code' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Edit MEMORY.md' }).click();
+    const cm = page.locator('.cm-content');
+    await cm.waitFor();
+    // The editor shows no pointer of an index the client would never write.
+    await expect.poll(() => cm.innerText()).not.toContain('kept.md');
+    expect((await cm.innerText()).trim()).toBe('');
+    await page.getByRole('button', { name: 'Cancel' }).click();
   });
 
   it('says when Claude Code drops the settings file whole, as `memdir where` and `show` do', async () => {

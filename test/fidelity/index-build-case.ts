@@ -19,6 +19,11 @@ export interface BuiltCase {
   files: Record<string, CaseFile>;
   /** Extra environment of the run (auto memory off). */
   env?: Record<string, string>;
+  /**
+   * Settings files of the run (auto memory off by a setting): `user` the config dir's settings.json,
+   * `project` and `local` the launch directory's .claude/settings.json and settings.local.json.
+   */
+  settings?: Partial<Record<'user' | 'project' | 'local', Record<string, unknown>>>;
   /** MEMORY.md after the run (null: there is none). */
   written: string | null;
   /** The index text the transcript recorded as injected (null: none). */
@@ -71,7 +76,28 @@ export function caseInputs(): Record<string, Omit<BuiltCase, 'written' | 'inject
     'blank-index': { files: { ...one, 'MEMORY.md': { text: '  \n\n', mtime: T0 } } },
     'team-only': { files: { 'team/a.md': { text: memory('A', 'a team hook'), mtime: T0 } } },
     'memory-off': { files: one, env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' } },
+    'memory-off-user': { files: one, settings: { user: { autoMemoryEnabled: false } } },
+    'memory-off-project': { files: one, settings: { project: { autoMemoryEnabled: false } } },
+    'memory-off-local': { files: one, settings: { local: { autoMemoryEnabled: false } } },
   };
+}
+
+/** Whether a case turns auto memory off (the environment switch or a setting). */
+export function memoryOffIn(c: Pick<BuiltCase, 'env' | 'settings'>): boolean {
+  return c.env?.CLAUDE_CODE_DISABLE_AUTO_MEMORY === '1' || Object.values(c.settings ?? {}).some((s) => s.autoMemoryEnabled === false);
+}
+
+/** Write a case's settings files: the user's in `configDir`, the project's and local ones in `launchDir`/.claude. */
+export function writeCaseSettings(c: Pick<BuiltCase, 'settings'>, configDir: string, launchDir: string): void {
+  const where = {
+    user: path.join(configDir, 'settings.json'),
+    project: path.join(launchDir, '.claude', 'settings.json'),
+    local: path.join(launchDir, '.claude', 'settings.local.json'),
+  };
+  for (const [scope, values] of Object.entries(c.settings ?? {}) as [keyof typeof where, Record<string, unknown>][]) {
+    fs.mkdirSync(path.dirname(where[scope]), { recursive: true });
+    fs.writeFileSync(where[scope], `${JSON.stringify(values)}\n`);
+  }
 }
 
 /** Lay a case's files out in `memoryDir`. */

@@ -11,9 +11,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../src/main/llm/test-support/fake-anthropic.js';
 import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE, runClaudeCode } from '../../src/main/llm/test-support/real-claude-code.js';
-import { predictBuiltIndex, ScanCache, scanMemoryDir } from '../../src/main/memdir/index.js';
-import { readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
-import { BUILT_CASE_FIXTURE, type BuiltCase, type BuiltFixture, caseInputs, layOut } from './index-build-case.js';
+import { predictBuiltIndex, readEffectiveSettings, ScanCache, scanMemoryDir } from '../../src/main/memdir/index.js';
+import { agentIndexView, readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
+import { BUILT_CASE_FIXTURE, type BuiltCase, type BuiltFixture, caseInputs, layOut, memoryOffIn, writeCaseSettings } from './index-build-case.js';
 
 const skip = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;
 const record = process.env.MEMDIR_RECORD_INDEX_FIXTURES === '1';
@@ -30,7 +30,7 @@ describe.skipIf(skip !== null)(`the real Claude Code builds the MEMORY.md Memdir
     if (record && Object.keys(observed).length === Object.keys(inputs).length) {
       const fixture: BuiltFixture = {
         claudeCode: PINNED_CLAUDE_CODE,
-        how: 'test/fidelity/index-build-live.test.ts (MEMDIR_RECORD_INDEX_FIXTURES=1): each case laid out in a new memory folder with no MEMORY.md (but empty-index, blank-index), `claude -p hello` run once against the fake API; `written` is MEMORY.md after the run, `injected` the AutoMem text its transcript recorded.',
+        how: 'test/fidelity/index-build-live.test.ts (MEMDIR_RECORD_INDEX_FIXTURES=1): each case laid out in a new memory folder with no MEMORY.md (but empty-index, blank-index), its settings files written (memory-off-user: settings.json in the config dir; -project, -local: .claude/settings.json, settings.local.json in the launch directory), `claude -p hello` run once against the fake API; `written` is MEMORY.md after the run, `injected` the AutoMem text its transcript recorded.',
         cases: observed,
       };
       fs.writeFileSync(BUILT_CASE_FIXTURE, `${JSON.stringify(fixture, null, 1)}\n`);
@@ -49,10 +49,15 @@ describe.skipIf(skip !== null)(`the real Claude Code builds the MEMORY.md Memdir
         const memoryDir = path.join(folder, 'memory');
         fs.mkdirSync(memoryDir, { recursive: true });
         layOut(memoryDir, input.files);
-        const predicted = input.env ? null : predictBuiltIndex(memoryDir);
+        writeCaseSettings(input, config, project);
+        const off = memoryOffIn(input);
+        const predicted = off ? null : predictBuiltIndex(memoryDir);
         // The app's path (index.loaded): from the memories a scan found, the built file byte for byte.
         const memories = scanMemoryDir(memoryDir, { scope: 'private', cache: new ScanCache() }).memories;
-        const fromScan = input.env ? null : predictBuiltIndex(memoryDir, { memories });
+        const fromScan = off ? null : predictBuiltIndex(memoryDir, { memories });
+        // What index.loaded and `memdir show --loaded` say, with the settings Memdir reads where the client ran.
+        const settings = await readEffectiveSettings(config, { launchDir: project, canonicalRoot: project }, input.env ?? {});
+        const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings, memories });
         const run = await runClaudeCode(['-p', 'hello'], {
           cwd: project,
           configDir: config,
@@ -72,8 +77,11 @@ describe.skipIf(skip !== null)(`the real Claude Code builds the MEMORY.md Memdir
         }
         // Memdir predicted, before the run, what the client wrote (nothing where a MEMORY.md was there, or memory is off).
         const before = input.files['MEMORY.md'];
-        expect(predicted?.text ?? null).toBe(before || input.env ? null : written);
+        expect(predicted?.text ?? null).toBe(before || off ? null : written);
         expect(fromScan?.text ?? null).toBe(predicted?.text ?? null);
+        // The file an edit of the missing index starts from: the one the client wrote, none where it wrote none.
+        expect(view.builtFile).toBe(before ? null : written);
+        expect(view.autoMemoryOff !== null).toBe(off);
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }

@@ -13,7 +13,7 @@ import { predictBuiltIndex } from '../../src/main/memdir/index.js';
 import { scanProject } from '../../src/main/memdir/scan-home.js';
 import { agentIndexView } from '../../src/main/transcripts/agent-index.js';
 import { indexStatesOf } from '../../src/shared/index-state.js';
-import { BUILT_CASE_FIXTURE, type BuiltFixture, layOut } from './index-build-case.js';
+import { BUILT_CASE_FIXTURE, type BuiltFixture, layOut, memoryOffIn } from './index-build-case.js';
 
 const recorded = JSON.parse(fs.readFileSync(BUILT_CASE_FIXTURE, 'utf8')) as BuiltFixture;
 const ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null, memoryStores: null } as const;
@@ -37,6 +37,10 @@ function laidOut(name: string): string {
 describe('the MEMORY.md Claude Code 2.1.332 builds, as recorded', () => {
   it('was recorded from the pinned client', () => {
     expect(recorded.claudeCode).toBe('2.1.332');
+    // Auto memory off, by the environment switch or by a setting in any scope: the client writes no index and loads none.
+    const offCases = Object.keys(recorded.cases).filter((name) => memoryOffIn(recorded.cases[name]!));
+    expect(offCases).toEqual(['memory-off', 'memory-off-user', 'memory-off-project', 'memory-off-local']);
+    for (const name of offCases) expect([recorded.cases[name]!.written, recorded.cases[name]!.injected], name).toEqual([null, null]);
     // The client writes the index to disk, then loads that file (not only into its prompt).
     expect(recorded.cases.mixed!.written).not.toBeNull();
     expect(recorded.cases.mixed!.injected).toBe(recorded.cases.mixed!.written!.trim());
@@ -46,16 +50,18 @@ describe('the MEMORY.md Claude Code 2.1.332 builds, as recorded', () => {
     const c = recorded.cases[name]!;
     const memoryDir = laidOut(name);
     const existed = c.files['MEMORY.md'] !== undefined;
+    const off = memoryOffIn(c);
     // What Claude Code writes with memory on (nothing where a MEMORY.md was there already); with it off, nothing (the view says so).
-    if (!c.env) expect(predictBuiltIndex(memoryDir)?.text ?? null).toBe(existed ? null : c.written);
-    const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings: c.env ? OFF : ON });
+    if (!off) expect(predictBuiltIndex(memoryDir)?.text ?? null).toBe(existed ? null : c.written);
+    const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings: off ? OFF : ON });
     expect(view.text).toBe(c.injected ?? '');
-    expect(view.builtByClaudeCode !== null).toBe(!existed && !c.env && c.written !== null);
+    expect(view.builtByClaudeCode !== null).toBe(!existed && !off && c.written !== null);
     // The app's path (index.loaded): predicted from the memories its cached scan found, the same file and text.
     const scanned = await scanProject(root!, DIR, { env: {} });
-    const fromScan = await agentIndexView({ transcriptDirs: [], memoryDir, settings: c.env ? OFF : ON, memories: scanned.memories });
+    const fromScan = await agentIndexView({ transcriptDirs: [], memoryDir, settings: off ? OFF : ON, memories: scanned.memories });
     expect(fromScan).toEqual(view);
-    if (!c.env) expect(view.builtFile).toBe(existed ? null : c.written);
+    // The file an edit of the missing index starts from is the one the client wrote: none with memory off.
+    expect(view.builtFile).toBe(existed ? null : c.written);
   });
 
   it('the scan, Health and lint call what the built index lists loaded and the rest unlisted, with one hint', async () => {

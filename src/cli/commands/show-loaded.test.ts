@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countOpens } from '../../main/memdir/test-support/open-counter.js';
 import { runCli } from '../main.js';
 
 // `memdir show <project> --loaded [--json]`: the index as Claude Code will load it, beside what
@@ -226,6 +227,30 @@ describe('a memory folder with memories but no MEMORY.md (Claude Code 2.1.332 wr
     }
     // Memory on again: Claude Code builds it at its next session start.
     expect((await run('show', dir)).out).toContain('2 pointers will reach the agent');
+  });
+
+  it('with auto memory off, show --loaded --json has no builtFile (Claude Code writes none) and reads no memory to predict one', async () => {
+    const userSettings = path.join(home, 'settings.json');
+    const opens = await countOpens(folder());
+    try {
+      for (const off of ['settings', 'env'] as const) {
+        if (off === 'settings') await fs.writeFile(userSettings, JSON.stringify({ autoMemoryEnabled: false }));
+        else extraEnv = { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' };
+        try {
+          await opens.take();
+          const json = JSON.parse((await run('show', dir, '--loaded', '--json')).out);
+          expect([...(await opens.take()).keys()].filter((f) => f.endsWith('.md'))).toEqual([]);
+          expect(json).toMatchObject({ text: '', autoMemoryOff: expect.stringContaining('Auto memory is off'), builtByClaudeCode: null, builtFile: null });
+        } finally {
+          extraEnv = {};
+          await fs.rm(userSettings, { force: true });
+        }
+      }
+    } finally {
+      opens.close();
+    }
+    // Memory on again: the file Claude Code will write.
+    expect(JSON.parse((await run('show', dir, '--loaded', '--json')).out)).toMatchObject({ builtFile: `${built}\n` });
   });
 
   it('lint --fix that adds a team pointer to MEMORY.md first writes the index Claude Code would have built: nothing becomes unlisted', async () => {

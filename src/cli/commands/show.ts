@@ -51,7 +51,7 @@ index text the newest transcript recorded as injected, or null; autoMemoryOff = 
 auto memory is off (text is then empty), else null; storesLoadNoIndex = the store sentence, else null;
 builtByClaudeCode = with memories but no MEMORY.md, the sentence saying Claude Code writes one at its next session
 start (text is then what it will write and load), else null; builtFile = then the file it will write, byte
-for byte (auto memory on or off), else null.`,
+for byte, else null — null too with auto memory off or in memory-store mode, where Claude Code writes none.`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);

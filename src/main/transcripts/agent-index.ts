@@ -45,8 +45,10 @@ export interface AgentIndexView {
   builtByClaudeCode: string | null;
   /**
    * With no MEMORY.md but memories: the file Claude Code would write, byte for byte — what an edit of
-   * the missing index starts from (as every writer that creates MEMORY.md does), with auto memory on
-   * or off. Else null. One prediction gives this and `text`.
+   * the missing index starts from (as every writer that creates MEMORY.md does). Null otherwise, and
+   * while auto memory is off or the memory is synced with stores: Claude Code 2.1.332 then writes
+   * none (recorded: observed-built.json, memory-off*), so an edit starts from nothing. One
+   * prediction gives this and `text`.
    */
   builtFile: string | null;
 }
@@ -94,8 +96,8 @@ export async function agentIndexView(where: {
   const { version, hasTranscript } = await claudeCodeVersionIn(where.transcriptDirs);
   const autoMemoryOff = autoMemoryOffSentence(where.settings);
   const stores = storesLoadNoIndex(where.memoryDir, where.settings.memoryStores);
-  const built = predictBuiltIndex(where.memoryDir, where.memories ? { memories: where.memories } : {});
-  const builtFile = built?.text ?? null;
+  // Checked first: Claude Code then neither builds an index nor loads one (observed-built.json: memory-off*;
+  // loaded-2.1.332.json), so there is nothing to predict and no memory is read for it.
   if (autoMemoryOff || stores)
     return {
       text: '',
@@ -107,8 +109,9 @@ export async function agentIndexView(where: {
       autoMemoryOff,
       storesLoadNoIndex: stores,
       builtByClaudeCode: null,
-      builtFile,
+      builtFile: null,
     };
+  const built = predictBuiltIndex(where.memoryDir, where.memories ? { memories: where.memories } : {});
   const read = built ? { text: built.text } : readIndexTextAsClaudeCode(where.memoryDir);
   const load = loadIndexAsClaudeCode(read.text, { version, ...('fileBytes' in read ? { fileBytes: read.fileBytes } : {}) });
   return {
@@ -121,6 +124,6 @@ export async function agentIndexView(where: {
     autoMemoryOff: null,
     storesLoadNoIndex: null,
     builtByClaudeCode: built ? builtIndexSentence(built) : null,
-    builtFile,
+    builtFile: built?.text ?? null,
   };
 }

@@ -64,7 +64,8 @@ export const agentIndexViewSchema = z.object({
   /**
    * No MEMORY.md, memories beside it: the file Claude Code would write at its next session start (index-build.ts), byte for
    * byte, which an edit starts from — a save of the typed lines alone would stop that build and leave every other memory
-   * unlisted. Given with auto memory on or off (every writer that creates MEMORY.md starts from it). Else null.
+   * unlisted. Else null — and null with auto memory off or in memory-store mode: Claude Code 2.1.332 writes none then
+   * (test/fixtures/claude-code-index/observed-built.json, memory-off*), so an edit starts from nothing.
    */
   builtFile: z.string().nullable(),
 });
@@ -142,7 +143,7 @@ export const memoriesContract = {
     }),
   ),
   'index.loaded': query(
-    'MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded; with no MEMORY.md, the file Claude Code would write (builtFile), predicted once from the scan of the folder.',
+    'MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded; with no MEMORY.md, the file Claude Code would write (builtFile), predicted once from the scan of the folder — none with auto memory off.',
     projectRef,
     agentIndexViewSchema,
   ),
