@@ -115,6 +115,32 @@ describe('memdir agents (text)', () => {
     expect(out).toContain(`warning: Sessions started in ${repo} keep their own agent memory there (.claude/agent-memory/)`);
   });
 
+  it('with auto memory off says a sub-agent loads nothing of its MEMORY.md, as Claude Code 2.1.332 gives it no memory then', async () => {
+    // Recorded live: observed-agent.json autoMemoryOff.withIndex — no memory section, the MEMORY.md already there not given.
+    const settings = path.join(home, 'settings.json');
+    await write(settings, JSON.stringify({ autoMemoryEnabled: false }));
+    try {
+      const { code, out } = await run('agents', '--project', repo, '--launch-dir', 'app');
+      expect(code).toBe(0);
+      expect(out).toContain(`warning: Auto memory is off ("autoMemoryEnabled": false in ${settings})`);
+      expect(out).toContain(
+        [
+          `  folder      ${path.join(app, '.claude', 'agent-memory-local', 'fixer')}`,
+          '  files       1 memory; MEMORY.md 1 line, 36 characters, not loaded: auto memory is off',
+          '  loads       nothing: auto memory is off, so Claude Code gives the sub-agent no memory',
+        ].join('\n'),
+      );
+      expect(out).not.toContain('loads       - [Flaky]');
+      // Nor does it make a folder (observed-agent.json: autoMemoryOff.created false).
+      expect(out).toContain(
+        `  folder      ${path.join(app, '.claude', 'agent-memory', 'reviewer')}\n  files       none: with auto memory off Claude Code does not make this folder\n`,
+      );
+      expect(out).not.toContain('all loaded');
+    } finally {
+      await fs.rm(settings);
+    }
+  });
+
   it('names an agent whose name holds a line break on one line, the break shown as \\u000a (review s37-x6)', async () => {
     // Claude Code 2.1.332 runs a sub-agent named "two\nlines" (its folder: two-lines); its block must stay one block.
     const file = path.join(home, 'agents', 'two-lines.md');

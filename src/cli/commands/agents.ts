@@ -60,6 +60,9 @@ JSON (the app's agents.list answer): {"repoRoot", "launchDir", "launchDirs": [di
     "exists", "enabled", "scan": {"memoryDir", "exists", "index": {…}, "memories": [{…}], "problems": [{…}], "lastChangeMs"} or null,
     "lastInjected": {"text", "at", "sessionId"} or null}]}],
   "warnings": [{"code", "file"?, "message"}]}
+With auto memory off (warning auto-memory-off) Claude Code gives a sub-agent no memory, not even a
+MEMORY.md already there, and makes no folder: each block says its MEMORY.md is not loaded and that it
+loads nothing; --json keeps each folder's scan as it is.
 "index", "memories" and "problems" are those of \`memdir scan --json\`; warning codes: auto-memory-off,
 local-not-ignored, bad-agent-file, bad-memory-field, other-launch-dir, shared-memory-folder, agent-index-not-read
 (a project or local MEMORY.md that is a link or not a plain file, or a folder leading out of the launch
@@ -107,10 +110,12 @@ function printListing(io: CliIo, listing: AgentsListing, project: { option: stri
     io.out('\nNo sub-agent has memory here. A sub-agent gets memory with a `memory:` field (user, project or local) in .claude/agents/<name>.md.\n');
     return;
   }
-  for (const agent of listing.agents) printAgent(io, agent, listing.launchDir);
+  // The listing's own word that auto memory is off where the sessions start (its warning): sub-agents then get no memory.
+  const autoMemoryEnabled = !listing.warnings.some((w) => w.code === 'auto-memory-off');
+  for (const agent of listing.agents) printAgent(io, agent, listing.launchDir, { autoMemoryEnabled });
 }
 
-function printAgent(io: CliIo, agent: AgentsListing['agents'][number], launchDir: string | null): void {
+function printAgent(io: CliIo, agent: AgentsListing['agents'][number], launchDir: string | null, settings: { autoMemoryEnabled: boolean }): void {
   const used = agent.scopes.find((s) => s.enabled);
   // A line break in a name would split the block: shown as `\u000a`, as other control characters are.
   io.out(`\n${visibleText(agent.agentType, { lines: false })}  ${used ? SCOPE_WORDS[used.scope] : 'no memory'}\n`);
@@ -120,20 +125,26 @@ function printAgent(io: CliIo, agent: AgentsListing['agents'][number], launchDir
   } else {
     io.out(`  folder      ${used.memoryDir}\n`);
     const scan = used.scan;
-    const { text, notRead } = loadedAgentIndexText(used.memoryDir, used.scope, launchDir);
-    if (!scan && notRead) io.out(`  files       none: Claude Code neither makes nor reads this folder: ${notRead}\n`);
+    const off = !settings.autoMemoryEnabled;
+    const { text, notRead } = loadedAgentIndexText(used.memoryDir, used.scope, launchDir, settings);
+    if (!scan && off) io.out('  files       none: with auto memory off Claude Code does not make this folder\n');
+    else if (!scan && notRead) io.out(`  files       none: Claude Code neither makes nor reads this folder: ${notRead}\n`);
     else if (!scan) io.out('  files       none yet: Claude Code makes the folder the first time it launches the sub-agent\n');
     else {
       const index = scan.index;
       const cut = cutFactsText(index);
+      const size = `${INDEX_FILE} ${plural(index.lines, 'line')}, ${plural(index.chars, 'character')}`;
       const indexText = notRead
         ? `${INDEX_FILE} not read by Claude Code: ${notRead}`
         : !index.exists
           ? `no ${INDEX_FILE}`
-          : `${INDEX_FILE} ${plural(index.lines, 'line')}, ${plural(index.chars, 'character')}${index.reason ? `; cut at line ${index.firstCutLine}: ${index.reason}${cut ? ` (${cut})` : ''}` : ', all loaded'}`;
+          : off
+            ? `${size}, not loaded: auto memory is off`
+            : `${size}${index.reason ? `; cut at line ${index.firstCutLine}: ${index.reason}${cut ? ` (${cut})` : ''}` : ', all loaded'}`;
       io.out(`  files       ${plural(scan.memories.length, 'memory', 'memories')}; ${indexText}\n`);
       const lines = text.split('\n');
-      if (notRead) io.out(`  loads       nothing of ${INDEX_FILE}: the sub-agent is told it was not loaded, and to write nothing in this folder\n`);
+      if (off) io.out('  loads       nothing: auto memory is off, so Claude Code gives the sub-agent no memory\n');
+      else if (notRead) io.out(`  loads       nothing of ${INDEX_FILE}: the sub-agent is told it was not loaded, and to write nothing in this folder\n`);
       else if (text !== '') {
         io.out(`  loads       ${lines.slice(0, HEAD_LINES).join('\n              ')}\n`);
         if (lines.length > HEAD_LINES) io.out(`              … ${plural(lines.length - HEAD_LINES, 'more line')}\n`);
@@ -143,7 +154,7 @@ function printAgent(io: CliIo, agent: AgentsListing['agents'][number], launchDir
         const given =
           last.text === '' ? 'an empty index' : notRead && last.text === text ? `nothing of ${INDEX_FILE}` : plural(last.text.split('\n').length, 'line');
         io.out(
-          `  last given  ${given}${last.at ? ` at ${last.at}` : ''} (session ${last.sessionId}): ${last.text === text ? 'the same as it loads now' : 'not what it loads now: MEMORY.md changed since'}\n`,
+          `  last given  ${given}${last.at ? ` at ${last.at}` : ''} (session ${last.sessionId}): ${off ? 'it loads nothing now: auto memory is off' : last.text === text ? 'the same as it loads now' : 'not what it loads now: MEMORY.md changed since'}\n`,
         );
       }
       const problems = scan.problems.filter((x) => x.severity !== 'hint');

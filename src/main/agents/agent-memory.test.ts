@@ -375,7 +375,7 @@ describe('a project or local MEMORY.md Claude Code does not read (2.1.332, obser
           'Claude Code does not read the MEMORY.md of sub-agent "linked": it is a symbolic link, and in project memory only a plain file is read. The sub-agent is told its memory was not loaded and to treat it as read-only, writing nothing in its folder. Put the file itself in place of the link.',
       },
     ]);
-    expect(loadedAgentIndexText(path.join(repo, '.claude', 'agent-memory', 'linked'), 'project', repo)).toEqual({
+    expect(loadedAgentIndexText(path.join(repo, '.claude', 'agent-memory', 'linked'), 'project', repo, { autoMemoryEnabled: true })).toEqual({
       text: AGENT_INDEX_NOT_READ_SENTENCE,
       notRead: 'it is a symbolic link, and in project memory only a plain file is read',
     });
@@ -433,6 +433,9 @@ describe('a project or local MEMORY.md Claude Code does not read (2.1.332, obser
         await fs.symlink(path.join(outside(), 'MEMORY.md'), path.join(dir, 'MEMORY.md'));
       }),
     ).toEqual([]);
-    expect(loadedAgentIndexText(path.join(repo, '.claude', 'agent-memory', 'kept'), 'project', repo)).toEqual({ text: '- [k](k.md)', notRead: null });
+    expect(loadedAgentIndexText(path.join(repo, '.claude', 'agent-memory', 'kept'), 'project', repo, { autoMemoryEnabled: true })).toEqual({
+      text: '- [k](k.md)',
+      notRead: null,
+    });
   });
 });

@@ -26,6 +26,7 @@ import {
   type NotReadPlaces,
   launchSubAgents,
   layNotReadPlaces,
+  type SubAgentSeen,
   notReadDir,
   writeAgentDefinition,
 } from './test-support/claude-code-agent.js';
@@ -48,8 +49,11 @@ interface Observed {
   launchDirs: Record<string, string>;
   /** With `CLAUDE_CODE_REMOTE_MEMORY_DIR=<remote>`: the folder of a user-level and of a project agent. */
   remoteMemoryDir: Record<string, string>;
-  /** With `autoMemoryEnabled: false` in the user settings: whether it got a memory section, and whether the folder was made. */
-  autoMemoryOff: { memorySection: boolean; created: boolean };
+  /**
+   * With `autoMemoryEnabled: false` in the user settings: whether it got a memory section, and whether the folder was made;
+   * `withIndex`: the same for an agent whose folder holds a MEMORY.md already (whether its text reached the sub-agent at all).
+   */
+  autoMemoryOff: { memorySection: boolean; created: boolean; withIndex: { memorySection: boolean; indexGiven: boolean } };
   /** NOT_READ_CASES name → the text of its `## MEMORY.md` section (a link, a special file, a folder leading out). */
   notRead: Record<string, string>;
 }
@@ -69,7 +73,7 @@ const INDEX_CASES = ['comments', 'fm-comment-220', 'fm-only', 'bom-ctrl', 'lines
 
 /** The client's `## MEMORY.md` section for a not-read case laid out at `at`, as Memdir predicts it. */
 function predictedNotRead(c: (typeof NOT_READ_CASES)[number], at: NotReadPlaces): string {
-  const text = loadedAgentIndexText(notReadDir(c, at), c.scope, at.repo).text;
+  const text = loadedAgentIndexText(notReadDir(c, at), c.scope, at.repo, ON).text;
   return text === '' ? EMPTY_INDEX_SENTENCE : text;
 }
 
@@ -89,6 +93,8 @@ function predictedSection(raw: string): string {
 }
 
 const recorded = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as Observed;
+/** Auto memory on (the default): what a sub-agent loads is its MEMORY.md. */
+const ON = { autoMemoryEnabled: true } as const;
 
 describe('recorded sub-agent memory of Claude Code 2.1.332 (observed-agent.json)', () => {
   it('names each folder as Memdir does', () => {
@@ -102,6 +108,17 @@ describe('recorded sub-agent memory of Claude Code 2.1.332 (observed-agent.json)
   });
   it.each(Object.keys(recorded.indexes))('loads %s as Memdir predicts', (name) => {
     expect(recorded.indexes[name]).toBe(predictedSection(fs.readFileSync(path.join(INDEXES, `${name}.md`), 'utf8')));
+  });
+  it('gives no sub-agent memory with auto memory off, not even a MEMORY.md already there, as Memdir predicts', () => {
+    expect(recorded.autoMemoryOff).toEqual({ memorySection: false, created: false, withIndex: { memorySection: false, indexGiven: false } });
+    const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-agents-off-')));
+    try {
+      fs.writeFileSync(path.join(tmp, 'MEMORY.md'), '- [Kept](kept.md) — kept\n');
+      expect(loadedAgentIndexText(tmp, 'user', null, { autoMemoryEnabled: false })).toEqual({ text: '', notRead: null });
+      expect(loadedAgentIndexText(tmp, 'user', null, ON).text).toBe('- [Kept](kept.md) — kept');
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
   it('does not read a project or local MEMORY.md that is a link or a folder, nor one in a folder leading out, as Memdir predicts', () => {
     const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-agents-not-read-')));
@@ -203,7 +220,7 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
       expect(shown.firstCutLine === null, name).toBe(!seen.index!.includes('\n\n> WARNING: MEMORY.md is '));
       if (shown.firstCutLine !== null && shown.loadedLines > 0) expect(given.replace(/\n$/, '').split('\n').length, name).toBe(shown.loadedLines);
       // What `memdir agents` shows of it: the text it was given, its first lines in the block.
-      expect(loadedAgentIndexText(dir, 'project', repo).text, name).toBe(seen.index);
+      expect(loadedAgentIndexText(dir, 'project', repo, ON).text, name).toBe(seen.index);
     });
     // And what each was given, read back from its own transcript (agents.list's lastInjected).
     let json = '';
@@ -341,17 +358,31 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     expect(warned.map((w) => w.message.split('"')[1]).sort()).toEqual(refused.map((c) => c.name).sort());
   }, 120_000);
 
-  it('with auto memory off, no sub-agent gets memory', async () => {
+  it('with auto memory off, no sub-agent gets memory, not even a MEMORY.md already there', async () => {
     const { repo, config, scratch } = fresh();
     writeAgentDefinition(path.join(repo, '.claude', 'agents'), 'a.md', 'helper', 'project', 0);
+    // A second agent whose local memory folder already holds an index (a local folder: the helper's project folder must stay unmade).
+    writeAgentDefinition(path.join(repo, '.claude', 'agents'), 'b.md', 'keeper', 'local', 1);
+    const kept = path.join(repo, '.claude', 'agent-memory-local', 'keeper');
+    fs.mkdirSync(kept, { recursive: true });
+    fs.writeFileSync(path.join(kept, 'MEMORY.md'), '- [Kept](kept.md) — MARKER-KEPT-INDEX\n');
+    fs.writeFileSync(path.join(kept, 'kept.md'), '---\nname: Kept\ndescription: kept\ntype: project\n---\nKept.\n');
     fs.mkdirSync(config, { recursive: true });
     fs.writeFileSync(path.join(config, 'settings.json'), JSON.stringify({ autoMemoryEnabled: false }));
-    const run = await launchSubAgents({ cwd: repo, configDir: config, scratch, agents: ['helper'] });
+    const run = await launchSubAgents({ cwd: repo, configDir: config, scratch, agents: ['helper', 'keeper'] });
     expect(run.code, run.output).toBe(0);
-    const seen = run.seen[0]!;
+    const [seen, keeper] = run.seen as [SubAgentSeen, SubAgentSeen];
     expect(seen.launched).toBe(true);
-    observed.autoMemoryOff = { memorySection: seen.memoryDir !== null, created: fs.existsSync(path.join(repo, '.claude', 'agent-memory')) };
-    expect(observed.autoMemoryOff).toEqual({ memorySection: false, created: false });
+    expect(keeper.launched).toBe(true);
+    observed.autoMemoryOff = {
+      memorySection: seen.memoryDir !== null,
+      created: fs.existsSync(path.join(repo, '.claude', 'agent-memory')),
+      withIndex: { memorySection: keeper.memoryDir !== null || keeper.index !== null, indexGiven: keeper.systemText.includes('MARKER-KEPT-INDEX') },
+    };
+    expect(observed.autoMemoryOff).toEqual({ memorySection: false, created: false, withIndex: { memorySection: false, indexGiven: false } });
+    // Memdir shows the same: nothing of the kept MEMORY.md loads while auto memory is off.
+    const settings = await readEffectiveSettings(config, null, {});
+    expect(loadedAgentIndexText(kept, 'local', repo, settings).text).toBe('');
     // And Memdir says so (the sentence the Agents view shows), from the same settings.
     expect(agentMemoryOffSentence(await readEffectiveSettings(config, null, {}))).toMatch(/^Auto memory is off \("autoMemoryEnabled": false in /);
   }, 120_000);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { MemdirError } from '../../shared/errors.js';
 import { realpathDeepestExisting } from '../core/memory-lock.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
-import type { MemoryDirScan, ProjectScan } from '../../shared/scan-types.js';
+import type { MemoryDirScan, ProjectScan, ProjectSettings } from '../../shared/scan-types.js';
 import { agentMemoryOffSentence } from '../../shared/settings-text.js';
 import { projectLaunchDirs, projectsRoot, readEffectiveSettings, readIndexTextAsClaudeCode, scanMemoryDir } from '../memdir/index.js';
 import { lastSubAgentInjections } from '../transcripts/index.js';
@@ -116,9 +116,18 @@ async function realPath(dir: string): Promise<string> {
  * the main agent's, not stripped of frontmatter or comments (Claude Code 2.1.332, checked in
  * claude-code-interop.test.ts); '' when it has none. A project or local one Claude Code does not
  * read (agentIndexNotRead: a link, a special file, a folder leading out of `launchDir`) gives
- * the sentence the sub-agent gets instead, with why in `notRead`.
+ * the sentence the sub-agent gets instead, with why in `notRead`. With auto memory off (the
+ * settings in force where the session starts) it is given nothing, checked first: Claude Code
+ * 2.1.332 then gives a sub-agent no memory section at all, not even a MEMORY.md already there
+ * (observed-agent.json, autoMemoryOff), so nothing is read.
  */
-export function loadedAgentIndexText(memoryDir: string, scope: AgentMemoryScopeName, launchDir: string | null): { text: string; notRead: string | null } {
+export function loadedAgentIndexText(
+  memoryDir: string,
+  scope: AgentMemoryScopeName,
+  launchDir: string | null,
+  settings: Pick<ProjectSettings, 'autoMemoryEnabled'>,
+): { text: string; notRead: string | null } {
+  if (!settings.autoMemoryEnabled) return { text: '', notRead: null };
   const refused = agentIndexNotRead(scope, memoryDir, launchDir);
   if (refused) return { text: AGENT_INDEX_NOT_READ_SENTENCE, notRead: refused.reason };
   return { text: loadIndexAsClaudeCode(readIndexTextAsClaudeCode(memoryDir).text, { strip: false }).text, notRead: null };

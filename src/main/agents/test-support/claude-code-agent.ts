@@ -34,13 +34,15 @@ export interface SubAgentSeen {
   scopeLine: string | null;
   /** The line that opens its memory section (`You have a persistent, file-based memory system at …`), or null. */
   guidance: string | null;
+  /** Its whole system prompt ('' when it was not launched). */
+  systemText: string;
 }
 
 /** The sentence the client puts in the section when MEMORY.md is absent or loads as nothing. */
 export const EMPTY_INDEX_SENTENCE = 'Your MEMORY.md is currently empty. When you save new memories, they will appear here.';
 
 function seenIn(system: string | null): SubAgentSeen {
-  if (system === null) return { launched: false, memoryDir: null, index: null, scopeLine: null, guidance: null };
+  if (system === null) return { launched: false, memoryDir: null, index: null, scopeLine: null, guidance: null, systemText: '' };
   const dir = /persistent, file-based memory system at `([^`]+)`/.exec(system)?.[1] ?? null;
   const start = system.indexOf('\n## MEMORY.md\n\n');
   const end = system.indexOf('\n\nMessages from the agent that launched you', start);
@@ -50,6 +52,7 @@ function seenIn(system: string | null): SubAgentSeen {
     index: start < 0 ? null : system.slice(start + '\n## MEMORY.md\n\n'.length, end < 0 ? undefined : end),
     scopeLine: /^- Since this memory is .*$/m.exec(system)?.[0] ?? null,
     guidance: /^You have a persistent, file-based memory system at .*$/m.exec(system)?.[0] ?? null,
+    systemText: system,
   };
 }
 
