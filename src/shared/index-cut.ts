@@ -36,11 +36,15 @@ export function missingFilesOf(problems: readonly Pick<Problem, 'code' | 'target
   return missing;
 }
 
-/** The pointers past the cut that name a file that does not exist (`missingOf` asked only when there are any). */
-export function cutMissingOf(cutPointers: readonly string[], missingOf: () => ReadonlySet<string>): string[] {
-  if (cutPointers.length === 0) return [];
+/**
+ * The pointers of `pointers` (an index's `loaded` or `cut`, one per line) that name a file that
+ * does not exist, in order (`missingOf` asked only when there are any): `cutMissing` below the
+ * cut, `loadedMissing` above it — a pointer the agent is given to nothing, never a loaded memory.
+ */
+export function missingPointersOf(pointers: readonly string[], missingOf: () => ReadonlySet<string>): string[] {
+  if (pointers.length === 0) return [];
   const missing = missingOf();
-  return cutPointers.filter((file) => missing.has(file));
+  return pointers.filter((file) => missing.has(file));
 }
 
 /**
@@ -63,7 +67,7 @@ export function cutFactsOf(
   const loaded = new Set([...reach.loaded, ...parent.loaded]);
   const cutMemories = new Set<string>();
   for (const file of [...reach.cut, ...parent.cut]) if (files.has(file) && !loaded.has(file)) cutMemories.add(file);
-  return { cutMemories: [...cutMemories], cutMissing: cutMissingOf(index.cutPointers, missingOf) };
+  return { cutMemories: [...cutMemories], cutMissing: missingPointersOf(index.cutPointers, missingOf) };
 }
 
 /**

@@ -33,6 +33,11 @@ export const indexSummarySchema = z.object({
    */
   cutMemories: z.array(z.string()),
   cutMissing: z.array(z.string()),
+  /**
+   * Of `loaded`: the pointers that name files that do not exist (Health's dangling links), one per
+   * pointer, as `cutMissing` is of `cut` — they reach the agent, but point at nothing.
+   */
+  loadedMissing: z.array(z.string()),
 });
 export type IndexSummary = z.infer<typeof indexSummarySchema>;
 
@@ -51,6 +56,7 @@ export const EMPTY_INDEX: IndexSummary = {
   reason: null,
   cutMemories: [],
   cutMissing: [],
+  loadedMissing: [],
 };
 
 export const memorySummarySchema = z.object({

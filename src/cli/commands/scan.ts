@@ -17,18 +17,19 @@ export const scanCommand: CommandSpec = {
   options: { home: homeOption, json: jsonOption },
   details: `JSON: {"home", "exists", "projects": [{"dir", "path" (real path or null), "memoryDir", "exists" (false: no memory/ yet),
   "index": {"exists", "lines", "bytes", "chars", "loaded": [file…], "cut": [file…], "loadedLines", "loadedBytes",
-            "loadedChars", "firstCutLine", "reason", "cutMemories": [file…], "cutMissing": [file…]},
+            "loadedChars", "firstCutLine", "reason", "cutMemories": [file…], "cutMissing": [file…], "loadedMissing": [file…]},
   (lines and chars as Claude Code counts them — after stripping frontmatter and block comments;
    chars are UTF-16 code units, what its 25,000 limit counts; bytes are UTF-8, for reference;
    "loaded" and "cut" list the pointers above and below the cut, one per pointer line, files that do
    not exist included; "cutMemories" are the memories the agent never sees because every link to
-   them is below a cut (each once; for a team memory, its team/x.md links in MEMORY.md) and "cutMissing"
-   the pointers of "cut" that name files that do not exist — the table's CUT column counts
-   cutMemories, private and team)
+   them is below a cut (each once; for a team memory, its team/x.md links in MEMORY.md), "cutMissing"
+   the pointers of "cut" that name files that do not exist and "loadedMissing" those of "loaded" (they
+   reach the agent but point at nothing; \`memdir show\` marks both "missing") — the table's CUT column
+   counts cutMemories, private and team)
   "memories": [{"file" (relative: "retros/x.md" for a subfolder), "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
   "team": {same index/memories/problems} or null (Claude Code 2.1.332 does not load team/MEMORY.md: its "index"
-   gives the file's "exists", "lines", "bytes" and "chars" and says nothing of it loads — "loaded", "cut" and
-   "cutMissing" empty, "loadedLines", "loadedBytes" and "loadedChars" 0, "firstCutLine" and "reason" null;
+   gives the file's "exists", "lines", "bytes" and "chars" and says nothing of it loads — "loaded", "cut",
+   "cutMissing" and "loadedMissing" empty, "loadedLines", "loadedBytes" and "loadedChars" 0, "firstCutLine" and "reason" null;
    "cutMemories" are the team memories past MEMORY.md's cut, and a team memory only team/MEMORY.md lists is an orphan),
   "problems": [{"code", "file", "line", "message", "severity", "fix", "target"? (the file an index line names)}], "lastChangeMs", "transcripts",
   "launchDirs": [{"cwd", "folder", "transcripts", "autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom"}],

@@ -286,4 +286,22 @@ describe('memdir show: a pointer above the cut to a file that does not exist', (
     // Health says the same of the same pointer (one rule: its dangling-link problem).
     expect(show.out).toContain('points at gone.md, which does not exist');
   });
+
+  it('is listed in JSON as loadedMissing, beside loaded (kept as it was), in show --json and scan --json, fresh and from the scan cache', async () => {
+    const fromShow = JSON.parse((await run('show', dir, '--json')).out) as { index: Record<string, unknown> };
+    expect(fromShow.index).toMatchObject({ loaded: ['kept.md', 'gone.md'], loadedMissing: ['gone.md'], cut: [], cutMissing: [] });
+    // Twice: the second scan reads the folder from the scan cache, which works the missing pointers out again.
+    for (let i = 0; i < 2; i++) {
+      const scan = JSON.parse((await run('scan', '--json')).out) as { projects: { dir: string; index: Record<string, unknown> }[] };
+      expect(scan.projects.find((p) => p.dir === dir)!.index).toMatchObject({ loaded: ['kept.md', 'gone.md'], loadedMissing: ['gone.md'] });
+    }
+    // The file comes back: no longer missing.
+    await fs.writeFile(path.join(folder(), 'gone.md'), '---\nname: gone\ndescription: back\ntype: project\n---\nBody.\n');
+    try {
+      const scan = JSON.parse((await run('scan', '--json')).out) as { projects: { dir: string; index: Record<string, unknown> }[] };
+      expect(scan.projects.find((p) => p.dir === dir)!.index).toMatchObject({ loaded: ['kept.md', 'gone.md'], loadedMissing: [] });
+    } finally {
+      await fs.rm(path.join(folder(), 'gone.md'));
+    }
+  });
 });

@@ -5,7 +5,7 @@ import { homeFrom } from './scan.js';
 import { locateProject, missingMemory, parseTopicFile, readMemoryFile, readOnlyStoreFolders, readOnlyStoreNote, scanProject } from '../../main/memdir/index.js';
 import { MemoryFileError, resolveDataDir } from '../../main/core/index.js';
 import { agentIndexView } from '../../main/transcripts/index.js';
-import { cutFactsText, missingFilesOf } from '../../shared/index-cut.js';
+import { cutFactsText } from '../../shared/index-cut.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { autoMemoryOffSentence, unappliedSettingsLines } from '../../shared/settings-text.js';
 import { plural } from '../../shared/size-text.js';
@@ -28,7 +28,7 @@ Without --json: each pointer above the cut (loaded) and below it (CUT); one nami
 not exist (Health's dangling-link) is marked "missing" — above the cut it is never called loaded, and
 the count of pointers reaching the agent says how many name missing files; the count of those cut
 says how many memories the agent never sees and how many pointers below the cut name missing files
-(index.cutMemories, index.cutMissing).
+(index.loadedMissing, index.cutMemories, index.cutMissing).
 JSON with [file]: {"file", "text", "name", "description", "type", "body", "problems": [...], "readOnlyStore"}:
 readOnlyStore is null, or, for a file in a read-only Claude Code memory store (its mode from
 CLAUDE_MEMORY_STORES, in the environment or a settings env block), the sentence saying an edit
@@ -85,9 +85,10 @@ for byte, else null — null too with auto memory off or in memory-store mode, w
       } else if (!scan.index.exists) io.out(`No ${INDEX_FILE}: the agent starts with no memory index.\n`);
       else {
         const facts = cutFactsText(scan.index);
-        // A pointer to a file that does not exist is never "loaded", above the cut or below: Health's dangling links (the one rule).
-        const missing = missingFilesOf(scan.problems);
-        const loadedMissing = scan.index.loaded.filter((f) => missing.has(f)).length;
+        // A pointer to a file that does not exist is never "loaded", above the cut or below: the scan's
+        // loadedMissing and cutMissing (Health's dangling links, the one rule), as the JSON gives them.
+        const missing = new Set([...scan.index.loadedMissing, ...scan.index.cutMissing]);
+        const loadedMissing = scan.index.loadedMissing.length;
         io.out(
           `${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.chars} characters; ${scan.index.loaded.length} pointers reach the agent${loadedMissing ? ` (${loadedMissing} ${loadedMissing === 1 ? 'names a missing file' : 'name missing files'})` : ''}, ${scan.index.cut.length} are cut${facts ? ` (${facts})` : ''}.\n`,
         );

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutMissingOf, missingFilesOf } from '../../shared/index-cut.js';
+import { missingFilesOf, missingPointersOf } from '../../shared/index-cut.js';
 import { MEMORY_TYPES, SCOPES } from '../../shared/memory-types.js';
 import { FIX_KINDS, PROBLEM_CODES, type Problem } from '../../shared/problems.js';
 import { type MemoryDirScan, memoryDirScanSchema } from '../../shared/scan-types.js';
@@ -160,7 +160,8 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
           reason: summary.reason,
           // Memories past the cut (they depend on links the record does not hold); the missing files past it are worked out from the rest.
           cutMemories: [...new Set(summary.cutMemories.flatMap((i) => (memories.length > 0 ? [memories[i % memories.length]!.file] : [])))],
-          cutMissing: cutMissingOf(cut, () => missingFilesOf(problems)),
+          cutMissing: missingPointersOf(cut, () => missingFilesOf(problems)),
+          loadedMissing: missingPointersOf(loaded, () => missingFilesOf(problems)),
         },
         memories,
         problems,

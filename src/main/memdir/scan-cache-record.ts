@@ -19,7 +19,7 @@
  * while the first scan runs (that copying cost a fresh process more than parsing them).
  */
 import path from 'node:path';
-import { cutMissingOf, missingFilesOf } from '../../shared/index-cut.js';
+import { missingFilesOf, missingPointersOf } from '../../shared/index-cut.js';
 import type { IndexReach } from '../../shared/index-state.js';
 import { MEMORY_TYPES, SCOPES, type Scope } from '../../shared/memory-types.js';
 import { FIX_KINDS, PROBLEM_CODES, type Problem } from '../../shared/problems.js';
@@ -299,8 +299,8 @@ function problemOf(v: unknown): Problem | null {
   return isString(target) ? { code, file, line, message, severity, fix, target } : null;
 }
 
-/** The summary as the record holds it: the pointers to missing files past the cut are worked out again on reading (cutMissingOf). */
-type StoredSummary = Omit<IndexSummary, 'cutMissing'>;
+/** The summary as the record holds it: the pointers to missing files, past the cut and above it, are worked out again on reading (missingPointersOf). */
+type StoredSummary = Omit<IndexSummary, 'cutMissing' | 'loadedMissing'>;
 
 function summaryOf(v: unknown, files: readonly string[]): StoredSummary | null {
   if (!Array.isArray(v) || v.length !== 12) return null;
@@ -422,7 +422,8 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
   // One rule for every directory: team/MEMORY.md loads nothing, so its `cut` is empty (scan-dir.ts)
   // and so is this. (The record's scope is its first memory's: a team folder with no readable
   // memory reads back as private, and a rule by scope here answered differently for it.)
-  const full: IndexSummary = { ...summary, cutMissing: cutMissingOf(summary.cut, () => missingFilesOf(problems)) };
+  const missingOf = () => missingFilesOf(problems);
+  const full: IndexSummary = { ...summary, cutMissing: missingPointersOf(summary.cut, missingOf), loadedMissing: missingPointersOf(summary.loaded, missingOf) };
   const result: MemoryDirScan = { memoryDir: dir, exists: true, index: full, memories, problems, lastChangeMs: v.lastChangeMs };
   return { dir, index, files, facts, notes, tail, others, folders, result };
 }

@@ -7,7 +7,7 @@
 import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
+import { cutFactsOf, missingFilesOf, missingPointersOf } from '../../shared/index-cut.js';
 import { indexLinks, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
 import type { BuiltIndex } from '../../shared/index-build.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
@@ -483,6 +483,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       firstCutLine: loads?.firstCutLine ?? null,
       reason: loads?.reason ?? null,
       ...cutFactsOf({ reach, cutPointers: cut }, memories, missingOf, linkedFromParent),
+      loadedMissing: missingPointersOf(loaded, missingOf),
     };
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };

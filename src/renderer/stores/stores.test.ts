@@ -57,6 +57,7 @@ const summary = (dir: string, over: Partial<ProjectSummary> = {}): ProjectSummar
     reason: null,
     cutMemories: [],
     cutMissing: [],
+    loadedMissing: [],
   },
   problems: { error: 0, warning: 0, hint: 0 },
   lastChangeMs: 1,
@@ -132,6 +133,7 @@ describe('dashboard', () => {
         reason: '230 lines (limit: 200)',
         cutMemories: ['x.md'],
         cutMissing: [],
+        loadedMissing: [],
       },
     }),
   ];
