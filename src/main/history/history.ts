@@ -14,7 +14,7 @@ import { processDataDir } from '../core/data-dir.js';
 import { cleanupTempFiles, noteCreatedFolders, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../core/memory-lock.js';
 import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
-import { git, gitBlob, HistoryError } from './git.js';
+import { git, gitBlob, gitBlobs, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog, toEntry } from './log-format.js';
 import type { BroughtBack, HistoryEntry, LoggedEntry } from './log-format.js';
@@ -405,6 +405,33 @@ export async function readBytesAtRevision(memoryDir: string, rev: string, file: 
 }
 
 /**
+ * Several files' bytes as they were at a revision, by path (null: not there), read with one
+ * `ls-tree` and one `git cat-file --batch`: the undo of a bulk change of thousands of memories
+ * read each file with three gits, one after another — minutes, while the person saw nothing.
+ */
+export async function readFilesAtRevision(
+  memoryDir: string,
+  rev: string,
+  files: readonly string[],
+  opts: HistoryOptions = {},
+): Promise<Map<string, Buffer | null>> {
+  const rels = new Set(files.map(checkFile));
+  const read = new Map<string, Buffer>();
+  if (rels.size > 0) {
+    const repo = await requireRepo(memoryDir, opts.dataDir);
+    const hash = await resolveRev(repo, rev, memoryDir);
+    const entries = (await listTree(repo, hash)).filter((e) => rels.has(e.path) && isRegularBlob(e));
+    const blobs = await gitBlobs(
+      repo,
+      entries.map((e) => e.oid),
+    );
+    for (const e of entries) read.set(e.path, blobs.get(e.oid)!);
+  }
+  // By the caller's names (checkFile normalises them).
+  return new Map(files.map((file) => [file, read.get(checkFile(file)) ?? null]));
+}
+
+/**
  * Restores one file, or the whole memory dir, to how it was at `rev`, as a new `restore` entry
  * (so the restore itself can be undone). A whole-snapshot restore removes files that did not
  * exist at `rev` and writes those that did. Writes go through safe-fs: atomic, confined, never
@@ -579,7 +606,12 @@ export async function readSnapshot(memoryDir: string, opts: HistoryOptions & { r
   const files = new Map<string, Buffer>();
   if (!repo || !(await headRev(repo))) return files;
   const hash = await resolveRev(repo, opts.rev ?? 'HEAD', memoryDir);
-  for (const entry of await listTree(repo, hash)) if (isRegularBlob(entry)) files.set(entry.path, await readBlob(repo, entry.oid));
+  const entries = (await listTree(repo, hash)).filter(isRegularBlob);
+  const blobs = await gitBlobs(
+    repo,
+    entries.map((e) => e.oid),
+  );
+  for (const entry of entries) files.set(entry.path, blobs.get(entry.oid)!);
   return files;
 }
 

@@ -28,6 +28,7 @@ export {
   readAtRevision,
   readBytesAtRevision,
   readEntry,
+  readFilesAtRevision,
   readSnapshot,
   recordExternalChanges,
   recordSnapshot,

@@ -37,8 +37,8 @@ import {
   laterChanges,
   listHistory,
   readAtRevision,
-  readBytesAtRevision,
   readEntry,
+  readFilesAtRevision,
   removeFoldersCreatedBy,
   restoreFromHistory,
   transact,
@@ -195,10 +195,13 @@ export async function undoChange(
       ...(opts.turn ? { turn: opts.turn } : {}),
     },
     async () => {
+      // Every file's two versions read at once (readFilesAtRevision): a bulk change names thousands.
+      const befores = target.parent ? await readFilesAtRevision(opts.memoryDir, target.parent, paths, history) : new Map<string, Buffer | null>();
+      const afters = await readFilesAtRevision(opts.memoryDir, target.rev, paths, history);
       const plan: Planned[] = [];
       for (const rel of paths) {
-        const before = target.parent ? await readAtRevision(opts.memoryDir, target.parent, rel, history) : null;
-        const after = await readAtRevision(opts.memoryDir, target.rev, rel, history);
+        const before = befores.get(rel)?.toString('utf8') ?? null;
+        const after = afters.get(rel)?.toString('utf8') ?? null;
         plan.push({ rel, before, after, now: await readText(opts.memoryDir, rel, NOT_TEXT) });
       }
       const back = await backAlready(opts.memoryDir, target, plan, history);
@@ -257,7 +260,7 @@ export async function undoChange(
         const want = followed.text.get(p.rel) ?? p.before;
         if (isIndex(p.rel) || back.has(p.rel) || followed.another.has(p.rel) || p.now === want) continue;
         // As it was, byte for byte: a memory that is not UTF-8 text comes back exactly, not decoded.
-        const exact = want === p.before && target.parent ? await readBytesAtRevision(opts.memoryDir, target.parent, p.was?.rel ?? p.rel, history) : null;
+        const exact = want === p.before && target.parent ? (befores.get(p.was?.rel ?? p.rel) ?? null) : null;
         writes.push({ file: p.rel, before: p.now, after: want === null ? null : (exact ?? want) });
       }
       for (const p of plan) {

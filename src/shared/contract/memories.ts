@@ -117,7 +117,7 @@ export const memoriesContract = {
   'memories.bulk': mutation(
     'Change several memories at once — set their type, move them between private and team, delete them, or retire team memories (as memories.retire) — as one history entry (one undo). A memory that cannot change is left as it is and listed with the reason (heldByServer: refused because the sync server holds it — retire it instead); one left for a secret in its name lists it (`secrets`, masked) and moves with its fingerprint in allowSecrets, as team.move does.',
     projectRef.extend({
-      items: z.array(bulkItem).min(1).max(1000),
+      items: z.array(bulkItem).min(1).max(10_000),
       allowSecrets,
       action: z.discriminatedUnion('kind', [
         z.object({ kind: z.literal('delete') }),
