@@ -2,12 +2,13 @@
  * A big project, used as a person would, in real Chromium at 1024×700 against the real headless
  * host: 1,200 realistic memories (bench/corpus.ts, long Chinese and emoji names among them) and a
  * 24 KB MEMORY.md. The list renders only the rows in view; every memory selected (Home, Space,
- * Shift+End) changes type in one action, and its one Undo brings every file back byte for byte.
+ * Shift+End) changes type in one action, and its one Undo brings every file back byte for byte;
+ * History says it is reading while it reads, never "No history yet" over a history it has not read.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMemory, indexFor, loadCorpus } from '../bench/corpus.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
@@ -107,4 +108,27 @@ describe.skipIf(!HAS_BROWSER)(`a project of ${MEMORIES} memories${HAS_BROWSER ? 
     expect(await changed()).toBe(0);
     expect(errors).toEqual([]);
   }, 300_000);
+
+  it('says History is being read while it is, not that there is none', async () => {
+    let held: Route | null = null;
+    let asked: () => void = () => undefined;
+    const askedFor = new Promise<void>((r) => (asked = r));
+    await page.route('**/api/call', async (route) => {
+      if ((route.request().postDataJSON() as { name?: string } | null)?.name !== 'history.list' || held) return route.continue();
+      held = route;
+      asked();
+    });
+    await page.goto(`${host.url}#/p/${DIR}/history`);
+    await askedFor;
+    await page.waitForTimeout(500);
+    expect(await page.getByText(/^No history yet/).count()).toBe(0);
+    await page.getByText('Reading the history…').waitFor();
+    await held!.continue();
+    await page.unroute('**/api/call');
+    await page
+      .getByRole('list', { name: 'History' })
+      .getByText(/^Undo: Change the type of [\d,]+ memories to reference/)
+      .waitFor({ timeout: 30_000 });
+    expect(errors).toEqual([]);
+  });
 });

@@ -45,6 +45,8 @@ export function describePlan(changes: PendingRestore['changes']): string {
 
 interface HistoryState {
   dir: string | null;
+  /** Whether `dir`'s history has been read yet: until then its empty `entries` say nothing (a big project's first read takes a while). */
+  loaded: boolean;
   entries: HistoryEntryShape[];
   /** Histories imports brought in, newest import first: their entries are chosen and restored from as the dir's own (an undone import's only read). */
   imported: ImportedHistoryShape[];
@@ -88,7 +90,7 @@ export const useHistory = create<HistoryState>()((set, get) => {
     try {
       const [{ entries, imported }, { files }] = await Promise.all([call('history.list', { dir }), call('history.deleted', { dir })]);
       if (get().dir !== dir) return;
-      set({ entries, imported, deleted: files, error: null });
+      set({ entries, imported, deleted: files, error: null, loaded: true });
       const selected = get().selected ?? entries[0]?.rev ?? null;
       if (selected) await get().select(selected);
     } catch (error) {
@@ -97,6 +99,7 @@ export const useHistory = create<HistoryState>()((set, get) => {
   });
   return {
     dir: null,
+    loaded: false,
     entries: [],
     imported: [],
     deleted: [],
@@ -105,7 +108,7 @@ export const useHistory = create<HistoryState>()((set, get) => {
     error: null,
     pendingRestore: null,
     load(dir) {
-      if (get().dir !== dir) set({ dir, entries: [], imported: [], deleted: [], selected: null, diff: '', pendingRestore: null });
+      if (get().dir !== dir) set({ dir, loaded: false, entries: [], imported: [], deleted: [], selected: null, diff: '', pendingRestore: null });
       return reads.now(dir);
     },
     onChanged(dir, outside) {

@@ -62,7 +62,7 @@ function Timeline({ label, entries, selected }: { label: string; entries: Histor
 }
 
 export function HistoryTab({ dir }: { dir: string }) {
-  const { entries, imported, deleted, selected, diff, error, pendingRestore } = useHistory();
+  const { loaded, entries, imported, deleted, selected, diff, error, pendingRestore } = useHistory();
   const { load, restore, planSnapshot } = useHistory.getState();
   useEffect(() => {
     void load(dir);
@@ -112,7 +112,8 @@ export function HistoryTab({ dir }: { dir: string }) {
             <Timeline label={`Imported history ${h.id}`} entries={h.entries} selected={selected} />
           </details>
         ))}
-        {entries.length === 0 && !error && (
+        {!loaded && !error && <p className="muted">Reading the history…</p>}
+        {loaded && entries.length === 0 && !error && (
           <p className="muted">
             No history yet: it starts with the first change Memdir records — edit, create or delete a memory, or let Claude Code write one.
           </p>
