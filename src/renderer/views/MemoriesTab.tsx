@@ -13,7 +13,17 @@ import { MemoryList } from '../components/MemoryList.js';
 import { draftKey, useDrafts } from '../stores/drafts.js';
 import { type EditorTarget, sameTarget, useEditor } from '../stores/editor.js';
 import { type Route, useNav } from '../stores/nav.js';
-import { MEMORY_SORTS, type MemoryRow, SORT_LABELS, type MemorySort, filterMemories, rowKey, sortMemories, useProject } from '../stores/project.js';
+import {
+  type BulkAction,
+  MEMORY_SORTS,
+  type MemoryRow,
+  SORT_LABELS,
+  type MemorySort,
+  filterMemories,
+  rowKey,
+  sortMemories,
+  useProject,
+} from '../stores/project.js';
 
 /** The editor target a route names, or null. */
 export function targetOf(route: Extract<Route, { view: 'project' }>): EditorTarget | null {
@@ -23,10 +33,27 @@ export function targetOf(route: Extract<Route, { view: 'project' }>): EditorTarg
     : { dir: route.dir, scope: route.scope ?? 'private', file: route.file };
 }
 
+/** What a bulk action under way is doing, in words: "Changing the type of 3,000 memories to reference…". */
+function workingWords(action: BulkAction, count: number): string {
+  const memories = plural(count, 'memory', 'memories');
+  if (action.kind === 'delete') return `Deleting ${memories}…`;
+  if (action.kind === 'retire') return `Retiring ${memories}…`;
+  if (action.kind === 'set-type') return `Changing the type of ${memories} to ${action.type}…`;
+  return `Moving ${memories} to ${action.to === 'team' ? 'the team memory' : 'the private memory'}…`;
+}
+
 function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
   const run = useProject((s) => s.bulk);
+  // What is under way, said while it runs (thousands of memories take a while), its buttons off
+  // until it is done: a second click would queue the same change again behind the first.
+  const [working, setWorking] = useState<string | null>(null);
   // The bar goes when the selection does: focus goes back to the list.
-  const bulk = (action: Parameters<typeof run>[0]) => run(action).then(onDone);
+  const bulk = (action: Parameters<typeof run>[0]) => {
+    setWorking(workingWords(action, count));
+    return run(action)
+      .finally(() => setWorking(null))
+      .then(onDone);
+  };
   const clear = useProject((s) => s.clearSelection);
   const hasTeam = useProject((s) => s.scan?.team !== null);
   const rows = useProject((s) => s.rows);
@@ -35,10 +62,11 @@ function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
   // Named as the list shows them, in its order: a team memory with its folder.
   const names = useMemo(() => rows.filter((r) => selected.has(rowKey(r))).map((r) => (r.scope === 'team' ? `team/${r.file}` : r.file)), [rows, selected]);
   return (
-    <div className="bulk-bar" role="toolbar" aria-label="Selected memories">
-      <strong>{plural(count, 'memory', 'memories')} selected</strong>
+    <div className="bulk-bar" role="toolbar" aria-label="Selected memories" aria-busy={working !== null}>
+      <strong role="status">{working ?? `${plural(count, 'memory', 'memories')} selected`}</strong>
       <select
         aria-label="Change the type of the selected memories"
+        disabled={working !== null}
         value=""
         onChange={(e) => e.target.value && void bulk({ kind: 'set-type', type: e.target.value as (typeof MEMORY_TYPES)[number] })}
       >
@@ -50,20 +78,23 @@ function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
         ))}
       </select>
       <button
+        disabled={working !== null}
         onClick={() => void bulk({ kind: 'move', to: 'team' })}
         title={hasTeam ? 'Share them with the team (a user memory always stays private)' : 'Creates the team memory folder'}
       >
         Move to team
       </button>
-      <button onClick={() => void bulk({ kind: 'move', to: 'private' })}>Move to private</button>
+      <button disabled={working !== null} onClick={() => void bulk({ kind: 'move', to: 'private' })}>
+        Move to private
+      </button>
       {confirmDelete ? (
         <ConfirmDelete names={names} onDelete={() => (setConfirmDelete(false), void bulk({ kind: 'delete' }))} onKeep={() => setConfirmDelete(false)} />
       ) : (
-        <button className="danger" onClick={() => setConfirmDelete(true)}>
+        <button className="danger" disabled={working !== null} onClick={() => setConfirmDelete(true)}>
           Delete
         </button>
       )}
-      <button className="link" onClick={clear}>
+      <button className="link" disabled={working !== null} onClick={clear}>
         Clear selection
       </button>
     </div>
