@@ -123,6 +123,18 @@ describe('memdir extract', () => {
     expect(text.out).toContain('queued');
   });
 
+  it('an operation whose file name is not text is refused in words that say so, named as one without a file name (s40)', async () => {
+    await fs.writeFile(fx.transcript(), fx.builder().prompt('Never mock the database.').assistant('ok', { stopReason: 'end_turn' }).take());
+    const { type: _type, ...untyped } = memory;
+    fake.enqueue(operationsReply({ ...untyped, file: 42 }, { ...memory, file: ['feedback_x.md'] }));
+    const { code, out } = await run('extract', '--project', fx.dir);
+    expect(code).toBe(0);
+    expect(out).toContain('an operation without a file name: The file name it gave is not text (42).\n');
+    expect(out).toContain('an operation without a file name: The file name it gave is not text (["feedback_x.md"]).\n');
+    expect(out).not.toMatch(/^: /m);
+    expect(out).toContain('refused, refused  an operation without a file name (The file name it gave is not text (42).)');
+  });
+
   it('says why the model was not used when the offline path made suggestions: a refused key, an unusable answer (s40)', async () => {
     await fs.writeFile(
       fx.transcript(),

@@ -3,6 +3,7 @@ import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from 
 import { plural, table } from '../format.js';
 import { homeFrom } from './scan.js';
 import type { TurnOutcome } from '../../shared/contract/extract.js';
+import { operationLabel } from '../../shared/operation-label.js';
 
 /** One span of turns as `--json` prints it. */
 function turnJson(outcome: TurnOutcome) {
@@ -127,7 +128,7 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
         const detail = t.skipped
           ? (t.message ?? '')
           : ops.length
-            ? ops.map((o) => `${o.file}${o.reason ? ` (${o.reason})` : ''}`).join('; ')
+            ? ops.map((o) => `${operationLabel(o)}${o.reason ? ` (${o.reason})` : ''}`).join('; ')
             : (t.message ?? '');
         rows.push([(t.sessionId ?? '?').slice(0, 8), String(t.turns), outcome, detail.length > 120 ? `${detail.slice(0, 119)}…` : detail]);
       }
@@ -140,7 +141,7 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
     }
     // Why each operation was not written, whole (the table cuts a long detail): refused, or queued for a look in apply mode.
     const notWritten = turns.flatMap((t) => t.operations ?? []).filter((o) => (o.disposition === 'refused' || o.disposition === 'queued') && o.reason);
-    if (notWritten.length > 0) io.out(`\n${notWritten.map((o) => `${o.scope === 'team' ? 'team/' : ''}${o.file}: ${o.reason}\n`).join('')}`);
+    if (notWritten.length > 0) io.out(`\n${notWritten.map((o) => `${operationLabel(o)}: ${o.reason}\n`).join('')}`);
     const queued = turns.flatMap((t) => t.operations ?? []).filter((o) => o.disposition === 'queued').length;
     if (queued > 0) io.out(`\n${plural(queued, 'proposal')} queued: review ${queued === 1 ? 'it' : 'them'} in the app (Review queue).\n`);
     for (const f of files) {

@@ -19,6 +19,7 @@ import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { indexImpact } from '../../shared/index-impact.js';
 import { type MemoryType, type Scope, defaultScope, isMemoryType, scopeRefusal, typeFromFileName } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
+import { visibleText } from '../../shared/visible-text.js';
 import {
   checkFileName,
   checkNewFileName,
@@ -117,6 +118,11 @@ export async function validateOperation(raw: unknown, target: ValidationTarget):
   }
   const { op, action, scope, type, file } = normalize(raw as Record<string, unknown>);
   const refuse = (reason: string): ValidatedOperation => ({ ok: false, operation: op, reason });
+  const givenFile = (raw as Record<string, unknown>).file;
+  if (givenFile !== undefined && givenFile !== null && typeof givenFile !== 'string') {
+    const shown = String(JSON.stringify(givenFile));
+    return refuse(`The file name it gave is not text (${visibleText(shown.length > 60 ? `${shown.slice(0, 60)}…` : shown, { lines: false })}).`);
+  }
 
   if (action !== null && !actionOf(action)) return refuse(`"${action}" is not an action extraction may take (create or update).`);
   if (type !== null && !isMemoryType(type)) return refuse(`"${type}" is not a memory type (user, feedback, project or reference).`);

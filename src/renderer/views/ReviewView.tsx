@@ -10,6 +10,7 @@ import remarkGfm from 'remark-gfm';
 import type { ExtractionLogEntry, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
 import { unionWithOverlaps } from '../../shared/line-union.js';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
+import { operationLabel } from '../../shared/operation-label.js';
 import { when } from '../components/format.js';
 import { MergeView } from '../components/MergeView.js';
 import { editOf, useExtract } from '../stores/extract.js';
@@ -198,7 +199,7 @@ export function describeLogEntry(entry: ExtractionLogEntry): string {
 
 /** A log line's detail: the outcome's message, and why each operation was not written (refused, or queued for a look). */
 export function logDetail(outcome: TurnOutcome): string {
-  const why = outcome.operations.flatMap((o) => (o.disposition !== 'applied' && o.reason ? [`${o.operation.file}: ${o.reason}`] : []));
+  const why = outcome.operations.flatMap((o) => (o.disposition !== 'applied' && o.reason ? [`${operationLabel(o.operation)}: ${o.reason}`] : []));
   return [outcome.message ?? '', ...why].filter(Boolean).join(' ');
 }
 
