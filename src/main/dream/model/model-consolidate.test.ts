@@ -165,6 +165,45 @@ describe('a dream with a model (the fake Messages API over HTTP)', () => {
     expect(third['toolu_13']).toEqual({ content: 'Staged: update project_freeze.md.' });
   });
 
+  it('refuses in words true to the call: content that is not text, and a delete or its merged_into that names no memory (s40)', async () => {
+    calls = 0;
+    fake.enqueue(
+      turn(
+        use('write_memory', { file: 'project_new.md', content: 42, reason: 'a number' }),
+        use('delete_memory', { file: '../outside.md', reason: 'escape' }),
+        use('delete_memory', { file: 'feedback_db_copy.md', reason: 'dup', merged_into: '../outside.md' }),
+        use('delete_memory', { file: 'feedback_db_copy.md', reason: 'dup', merged_into: 'docs/feedback_db.md' }),
+        use('delete_memory', { file: 'feedback_db_copy.md', reason: 'dup', merged_into: 42 }),
+        use('read_memory', { file: '../outside.md' }),
+      ),
+      turn(use('finish', { summary: 'Nothing done.' })),
+    );
+    const { record } = await runDream(options());
+    const results = toolResults(1);
+    expect(results['toolu_1']).toEqual({
+      is_error: true,
+      content: 'Refused project_new.md: its content is not text (a number); write the whole topic file as text.',
+    });
+    expect(results['toolu_2']).toMatchObject({ is_error: true, content: expect.stringMatching(/^Refused to delete \.\.\/outside\.md: it resolves outside/) });
+    expect(results['toolu_3']).toMatchObject({
+      is_error: true,
+      content: expect.stringMatching(/^Refused to delete feedback_db_copy\.md as merged into \.\.\/outside\.md: it resolves outside/),
+    });
+    expect(results['toolu_4']).toMatchObject({
+      is_error: true,
+      content: expect.stringMatching(/^Refused to delete feedback_db_copy\.md as merged into docs\/feedback_db\.md: a dream writes only topic files/),
+    });
+    expect(results['toolu_5']).toEqual({
+      is_error: true,
+      content:
+        'Refused to delete feedback_db_copy.md: merged_into is not text (a number); name the memory it was merged into (feedback_x.md), or leave merged_into out.',
+    });
+    expect(results['toolu_6']).toMatchObject({ is_error: true, content: expect.stringMatching(/^Refused to read \.\.\/outside\.md: it resolves outside/) });
+    for (const r of Object.values(results)) expect(r.content).not.toMatch(/Refused to write|no content/);
+    expect(record!.flags.filter((f) => f.kind === 'refused')).toHaveLength(5);
+    expect(Object.keys(await fx.files())).toContain('feedback_db_copy.md');
+  });
+
   it('refuses a model that deletes everything: held back for confirmation, nothing written', async () => {
     calls = 0;
     fake.enqueue(

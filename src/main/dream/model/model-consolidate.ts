@@ -22,7 +22,7 @@ import { grepTranscript, listTranscriptsIn } from '../../transcripts/index.js';
 import type { DreamPlan } from '../plan/dream-plan.js';
 import type { GatherResult } from '../plan/gather.js';
 import { maskSecretsIn } from '../../secrets/index.js';
-import { type KnownSecrets, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets } from './proposal-check.js';
+import { type KnownSecrets, checkMergedInto, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets } from './proposal-check.js';
 import { isoDay } from '../../../shared/day-dates.js';
 
 /** Bounds of the loop. */
@@ -262,7 +262,7 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
       case 'list_memories':
         return manifest(plan);
       case 'read_memory': {
-        const path = checkProposedPath(input.file, plan.snapshot);
+        const path = checkProposedPath(input.file, plan.snapshot, 'read');
         if (!path.ok) throw new ToolError(path.reason);
         const text = plan.text(path.rel);
         if (text === null) throw new ToolError(`There is no memory ${path.rel}.`);
@@ -301,9 +301,8 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
       case 'delete_memory': {
         const path = checkProposedDelete(input.file, plan);
         if (!path.ok) return refuse(path.reason);
-        const into = typeof input.merged_into === 'string' ? checkProposedPath(input.merged_into, plan.snapshot) : null;
+        const into = checkMergedInto(path.rel, input.merged_into, plan);
         if (into && !into.ok) return refuse(into.reason);
-        if (into?.ok && !plan.exists(into.rel)) return refuse(`Refused to delete ${path.rel}: ${into.rel}, which it was merged into, does not exist.`);
         const group = into?.ok ? `merge:${into.rel}` : null;
         plan.remove(path.rel, {
           kind: 'model',

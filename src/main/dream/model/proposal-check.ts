@@ -27,13 +27,26 @@ export const MAX_PROPOSED_BYTES = 64 * 1024;
 /** A proposal refused, with the reason given back to the model and shown in the report. */
 export type ProposalCheck = { ok: true; rel: string; scope: 'private' | 'team' } | { ok: false; reason: string };
 
-/** Checks a path a model gave: confined, one topic file, private or team. */
-export function checkProposedPath(file: unknown, snapshot: MemorySnapshot): ProposalCheck {
+/** What a model gave where text was expected, in words ("a number"), for a refusal. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'boolean') return 'true or false';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * Checks a path a model gave: confined, one topic file, private or team. `action` is what the
+ * model asked to do with it, for the refusal's words: a write by default (`Refused x.md: …`),
+ * `read`, `delete`, or `delete a.md as merged into` (`Refused to delete a.md as merged into x.md: …`).
+ */
+export function checkProposedPath(file: unknown, snapshot: MemorySnapshot, action?: string): ProposalCheck {
   if (typeof file !== 'string' || file.trim() === '') return { ok: false, reason: 'No file given.' };
   const given = file.trim().replace(/^\.\//, '');
+  const refused = (shown: string) => (action ? `Refused to ${action} ${shown}` : `Refused ${shown}`);
   let parts: string[];
   try {
-    parts = splitRelativePath(given, 'the memory directory', 'write');
+    parts = splitRelativePath(given, 'the memory directory', action ?? 'write');
   } catch (error) {
     if (error instanceof UnsafePathError) return { ok: false, reason: `${error.message}. A dream only writes inside the memory directory.` };
     throw error;
@@ -42,7 +55,7 @@ export function checkProposedPath(file: unknown, snapshot: MemorySnapshot): Prop
   if (!scope)
     return {
       ok: false,
-      reason: `Refused ${visibleText(given, { lines: false })}: a dream writes only topic files at the top of the memory directory or in ${TEAM_DIR}/, not in other folders.`,
+      reason: `${refused(visibleText(given, { lines: false }))}: a dream writes only topic files at the top of the memory directory or in ${TEAM_DIR}/, not in other folders.`,
     };
   try {
     // A file the dream would create is held to the rule for names entering the memory dir (issue 15).
@@ -52,19 +65,21 @@ export function checkProposedPath(file: unknown, snapshot: MemorySnapshot): Prop
     if (error instanceof MemoryError)
       return {
         ok: false,
-        reason: `Refused ${visibleText(given, { lines: false })}: ${error.message}${/MEMORY\.md/i.test(given) ? ' Prune rebuilds the index after Consolidate; do not edit it.' : ''}`,
+        reason: `${refused(visibleText(given, { lines: false }))}: ${error.message}${/MEMORY\.md/i.test(given) ? ' Prune rebuilds the index after Consolidate; do not edit it.' : ''}`,
       };
     throw error;
   }
   const rel = parts.join('/');
   const known = snapshot.files.get(rel);
-  if (known && known.text === null) return { ok: false, reason: `Refused ${rel}: ${known.problem ?? 'it could not be read'}, so a dream leaves it alone.` };
+  if (known && known.text === null) return { ok: false, reason: `${refused(rel)}: ${known.problem ?? 'it could not be read'}, so a dream leaves it alone.` };
   return { ok: true, rel, scope };
 }
 
 /** Checks a proposed topic file's content (not its secrets: see {@link findNewSecrets}). */
 export function checkProposedContent(rel: string, scope: 'private' | 'team', content: unknown): { ok: true } | { ok: false; reason: string } {
-  if (typeof content !== 'string' || content.trim() === '') return { ok: false, reason: `Refused ${rel}: no content.` };
+  if (typeof content !== 'string')
+    return { ok: false, reason: `Refused ${rel}: its content is not text (${kindOf(content)}); write the whole topic file as text.` };
+  if (content.trim() === '') return { ok: false, reason: `Refused ${rel}: no content.` };
   if (Buffer.byteLength(content) > MAX_PROPOSED_BYTES)
     return {
       ok: false,
@@ -84,7 +99,7 @@ export function checkProposedContent(rel: string, scope: 'private' | 'team', con
 
 /** Checks a proposed deletion against the staged state. */
 export function checkProposedDelete(file: unknown, plan: DreamPlan): ProposalCheck {
-  const path = checkProposedPath(file, plan.snapshot);
+  const path = checkProposedPath(file, plan.snapshot, 'delete');
   if (!path.ok) return path;
   if (path.scope === 'team') {
     return {
@@ -94,6 +109,23 @@ export function checkProposedDelete(file: unknown, plan: DreamPlan): ProposalChe
   }
   if (!plan.exists(path.rel)) return { ok: false, reason: `Refused to delete ${path.rel}: there is no such memory.` };
   return path;
+}
+
+/**
+ * Checks the memory a deletion names as the one it was merged into (`merged_into`): none, or an
+ * existing topic file; refused in words about the delete.
+ */
+export function checkMergedInto(deleted: string, mergedInto: unknown, plan: DreamPlan): ProposalCheck | null {
+  if (mergedInto === undefined || mergedInto === null) return null;
+  if (typeof mergedInto !== 'string')
+    return {
+      ok: false,
+      reason: `Refused to delete ${deleted}: merged_into is not text (${kindOf(mergedInto)}); name the memory it was merged into (feedback_x.md), or leave merged_into out.`,
+    };
+  if (mergedInto.trim() === '') return null;
+  const into = checkProposedPath(mergedInto, plan.snapshot, `delete ${deleted} as merged into`);
+  if (into.ok && !plan.exists(into.rel)) return { ok: false, reason: `Refused to delete ${deleted}: ${into.rel}, which it was merged into, does not exist.` };
+  return into;
 }
 
 /** Fingerprints of the secrets already in the memory dir as Orient read it (computed once, lazily). */
