@@ -35,7 +35,9 @@ export type ElectronLocation =
  * What an install attempt came to. `interrupted`: stopped by `signal` (Ctrl-C at the terminal)
  * while `downloading`, or while `waiting` for another launcher's download, which carries on.
  */
-export type InstallResult = { ok: true; path: string; bytes: number } | { ok: false; error: string; interrupted?: 'waiting' | 'downloading' };
+export type InstallResult =
+  /** `byOther`: another launcher installed it while this one waited (bytes: 0, nothing downloaded here). */
+  { ok: true; path: string; bytes: number; byOther?: true } | { ok: false; error: string; interrupted?: 'waiting' | 'downloading' };
 
 /** How long a download may bring no byte before it is abandoned. */
 export const DEFAULT_STALL_MS = 30_000;
@@ -193,6 +195,8 @@ export interface InstallOptions {
   signal?: AbortSignal;
   /** Another launcher (a second `npm start` at once) is filling `dist/`: this one waits for it to end. */
   onWaiting?: () => void;
+  /** This launcher starts downloading (no other is filling `dist/`, or the one it waited for left no Electron). */
+  onDownloading?: () => void;
 }
 
 /** Our download folders in the temp folder: `<prefix><pid of the launcher>-<random>`. */
@@ -360,7 +364,8 @@ export async function installElectron(options: InstallOptions): Promise<InstallR
     if (!(await waitForOtherFiller(pkg, since, options))) return { ok: false, error: 'stopped while waiting for another download', interrupted: 'waiting' };
     // The other launcher installed it meanwhile.
     const found = locateElectron(pkg, env);
-    if (found.state === 'present') return { ok: true, path: found.path, bytes: bytesUnder(path.join(pkg.dir, 'dist')) };
+    if (found.state === 'present') return { ok: true, path: found.path, bytes: 0, byOther: true };
+    options.onDownloading?.();
     return await runInstaller(options, since);
   } finally {
     clearInterval(renew);

@@ -301,7 +301,8 @@ fs.promises.writeFile = async function (file, ...rest) {
 
     // The second has a cache of its own: it would download again (4 s), not unzip the first's zip at once.
     const second = await launch(envFor({ electron_use_remote_checksums: '1', electron_config_cache: path.join(root, 'second-cache') }));
-    expect(second.text).toContain('Another npm start is downloading it: waiting for that one to finish.');
+    // Only the true lines: it downloaded nothing and installed nothing itself (s40).
+    expect(second.text).toBe(`Another npm start is downloading it: waiting for that one to finish.\nThe other npm start installed Electron ${pkg.version}.\n`);
     expect((await electronArgv(second.outcome))[0]).toBe(APP_MAIN);
     expect(await firstClosed, out).toBe(0);
     expect(out).toContain('outcome: electron');

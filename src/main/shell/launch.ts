@@ -110,8 +110,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LaunchOutco
     found = locateElectron(pkg, env);
   }
   if (found.state === 'missing' && found.source === 'package') {
+    // Said when this launcher starts downloading: a second `npm start` at once only waits for the first's.
     const title = `Downloading Electron ${pkg.version} (first start only)`;
-    write(options.tty ? `${title}…` : `${title}…\n`);
     // Ctrl-C (or a SIGTERM) during the download stops it cleanly: the installer is ended and its
     // temp zip and half-unzipped dist/ removed before the launcher ends (Node's default would
     // end it at once, leaving both behind).
@@ -130,7 +130,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LaunchOutco
         env,
         ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
         onProgress: (bytes) => options.tty && write(`\r\x1b[K${title}: ${megabytes(bytes)}`),
-        onWaiting: () => write(`${options.tty ? '\n' : ''}Another npm start is downloading it: waiting for that one to finish.\n`),
+        onWaiting: () => write('Another npm start is downloading it: waiting for that one to finish.\n'),
+        onDownloading: () => write(options.tty ? `${title}…` : `${title}…\n`),
         signal: interruption.signal,
       });
     } finally {
@@ -149,7 +150,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LaunchOutco
       return { kind: 'stopped', signal: stoppedBy ?? 'SIGINT' };
     }
     if (!result.ok) return host(`Electron ${pkg.version} could not be installed: ${result.error}`);
-    write(`Electron ${pkg.version} installed (${megabytes(result.bytes)}).\n`);
+    write(result.byOther ? `The other npm start installed Electron ${pkg.version}.\n` : `Electron ${pkg.version} installed (${megabytes(result.bytes)}).\n`);
     found = locateElectron(pkg, env);
   }
   if (found.state === 'missing') return host(found.reason);
