@@ -178,13 +178,15 @@ async function main(): Promise<void> {
   // Quitting waits for the window's calls in flight (a save finishes; one asked later is refused,
   // never begun), then for the app's own close: Electron would end the process right after
   // will-quit, cutting both short. Past the cap (quit.ts) it quits anyway, saying what it cut —
-  // on the terminal it was started from and in a notification.
+  // on the terminal it was started from and in a notification. The window goes away when the
+  // wait begins: it could only look frozen for those seconds (a call asked now is refused anyway).
   const gate = new CallGate();
   let closed = false;
   let closing: Promise<void> | null = null;
   app.on('before-quit', (event) => {
     if (closed) return;
     event.preventDefault();
+    if (!closing && !win.isDestroyed()) win.hide();
     closing ??= closeWithin(gate, () => ctx.close()).then((unfinished) => {
       closed = true;
       const cut = quitCutSentence(unfinished);
