@@ -344,6 +344,22 @@ describeStores('sync API (app.request)', (h) => {
     expect((await call(bad, null, 'not-an-ip')).status).toBe(401);
   });
 
+  it('counts failed logins from one IPv6 /64 together: a client holding 2^64 addresses cannot guess on with a fresh one each time', async () => {
+    const store = await h.fresh();
+    await createTeam(store, 'platform');
+    const ann = await issueToken(store, 'platform', 'ann');
+    const app = createApp({ store, trustProxy: true, limits: { authFailureLimit: { burst: 2, perSecond: 0.01 } } });
+    const call = (token: string, seen: string) =>
+      app.request('/v1/teams/platform/entries', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': seen } });
+    const bad = `${ann.token.slice(0, -4)}AAAA`;
+    const statuses = [];
+    for (const seen of ['2001:db8:0:1::1', '2001:db8:0:1:a:b:c:d', '2001:0db8:0000:0001:ffff::', '2001:db8::1:0:0:0:7'])
+      statuses.push((await call(bad, seen)).status);
+    expect(statuses).toEqual([401, 401, 429, 429]);
+    expect((await call(bad, '2001:db8:0:2::1')).status).toBe(401);
+    expect((await call(ann.token, '2001:db8:0:1::99')).status).toBe(200);
+  });
+
   it('has no delete: DELETE answers 405 with Allow for the own team', async () => {
     const { request } = await setup(h);
     const r = await request('DELETE', '/v1/teams/platform/entries');

@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import type { Context } from 'hono';
+import { clientKey } from './client-address.js';
 import { type AppEnv, fail } from './http.js';
 import type { ServerLimits } from './limits.js';
 import { RateLimiter } from './rate-limit.js';
@@ -57,7 +58,7 @@ export function authenticator(options: AuthOptions): (c: Context<AppEnv>, next: 
     // a client guessing tokens is told to back off and learns nothing more.
     const stored = await store.findToken(parsed.id);
     if (!stored || !tokenMatches(bearer, stored.hash)) {
-      const counted = authFailures.take(address);
+      const counted = authFailures.take(clientKey(address));
       if (!counted.ok)
         return fail(c, 429, 'rate-limited', 'Too many failed authentications; wait and retry.', {}, { 'Retry-After': String(counted.retryAfterSeconds) });
       return unauthorized();

@@ -54,6 +54,8 @@ describe('memdir server: where the store is', () => {
       [{ 'max-entry': '2.5' }, /--max-entry must be a whole number/],
       [{ 'max-entries': '0x10' }, /--max-entries must be a whole number/],
       [{ rate: '0' }, /--rate must be a whole number from 1 to 100,000 requests per second/],
+      [{ 'max-connections': '0' }, /--max-connections must be a whole number from 1 to 1,000,000/],
+      [{ 'max-connections-per-address': 'lots' }, /--max-connections-per-address must be a whole number/],
       [{ 'max-body': '65536', 'max-entry': '100000' }, /--max-entry \(100000 bytes\) must not be larger than --max-body \(65536 bytes\)/],
     ];
     for (const [values, message] of cases) {

@@ -24,6 +24,10 @@ export interface ServerLimits {
   rateLimit: { burst: number; perSecond: number };
   /** Failed authentications per client address before 429 (same bucket shape). */
   authFailureLimit: { burst: number; perSecond: number };
+  /** Open connections in all (each holds a file descriptor); past it a new one is closed at once. */
+  maxConnections: number;
+  /** Open connections from one client address (an IPv6 client's /64); not applied with trustProxy, where all come from the proxy. */
+  maxConnectionsPerAddress: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -36,6 +40,9 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxProjectsPerSpace: 1_000,
   rateLimit: { burst: 60, perSecond: 10 },
   authFailureLimit: { burst: 20, perSecond: 1 },
+  // An app holds one or two keep-alive connections; 100 leaves room for a NAT-ed office.
+  maxConnections: 1_000,
+  maxConnectionsPerAddress: 100,
 };
 
 /** Defaults overlaid with `overrides`; the key limit is capped by the shared rule. */

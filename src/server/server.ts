@@ -3,10 +3,11 @@
  * let requests in flight finish (up to a grace period), then close the store.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
-import type { ServerLimits } from './limits.js';
+import { clientKey } from './client-address.js';
+import { type ServerLimits, resolveLimits } from './limits.js';
 import { type Log, silentLog } from './log.js';
 import type { TeamStore } from './store.js';
 
@@ -50,6 +51,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Slow clients cannot hold a connection open forever (slowloris): headers and whole requests are timed.
   server.headersTimeout = 15_000;
   server.requestTimeout = 60_000;
+  capConnections(server, resolveLimits(options.limits), options.trustProxy ?? false, log);
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   log({ level: 'info', msg: 'listening', url, store: options.store.kind });
@@ -72,4 +74,45 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return closing;
   };
   return { url, host, port, close };
+}
+
+/** At most one "refusing connections" line per this many ms: a flood must not flood the log too. */
+const REFUSAL_LOG_MS = 10_000;
+
+/**
+ * Bound the connections (each a file descriptor) an unauthenticated client can hold for up to
+ * headersTimeout: past `maxConnections` Node closes a new one on accept ('drop'); past
+ * `maxConnectionsPerAddress` from one client it is closed before any byte is read. Behind a
+ * proxy (trustProxy) every connection comes from it, so only the overall cap applies.
+ */
+function capConnections(server: Server, limits: ServerLimits, trustProxy: boolean, log: Log): void {
+  let lastLine = -Infinity;
+  let refused = 0;
+  const refuse = (reason: 'total' | 'per-address', address: string, limit: number): void => {
+    refused += 1;
+    if (performance.now() - lastLine < REFUSAL_LOG_MS) return;
+    lastLine = performance.now();
+    log({ level: 'warn', msg: 'refusing connections', reason, address, limit, refused });
+    refused = 0;
+  };
+  server.maxConnections = limits.maxConnections;
+  server.on('drop', (data?: { remoteAddress?: string }) => refuse('total', data?.remoteAddress ?? 'unknown', limits.maxConnections));
+  if (trustProxy) return;
+  const open = new Map<string, number>();
+  // Prepended, so a refused socket is closed before the HTTP parser reads from it.
+  server.prependListener('connection', (socket: Socket) => {
+    const key = clientKey(socket.remoteAddress ?? 'unknown');
+    const count = open.get(key) ?? 0;
+    if (count >= limits.maxConnectionsPerAddress) {
+      socket.destroy();
+      refuse('per-address', key, limits.maxConnectionsPerAddress);
+      return;
+    }
+    open.set(key, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left === 0) open.delete(key);
+      else open.set(key, left);
+    });
+  });
 }

@@ -152,6 +152,12 @@ export const serverCommand: CommandSpec = {
     'max-entry': { type: 'string', valueName: 'BYTES', description: 'largest memory file (default 1000000)' },
     'max-entries': { type: 'string', valueName: 'N', description: 'memory files per team (default 20000)' },
     rate: { type: 'string', valueName: 'N', description: 'requests per second per token, with bursts of 6×N (default 10)' },
+    'max-connections': { type: 'string', valueName: 'N', description: 'open connections in all; past it a new one is closed at once (default 1000)' },
+    'max-connections-per-address': {
+      type: 'string',
+      valueName: 'N',
+      description: 'open connections from one client address, an IPv6 one counted by its /64 (default 100; not applied with --trust-proxy)',
+    },
     'allow-http': {
       type: 'boolean',
       description:
@@ -176,6 +182,9 @@ Personal spaces (personal tokens only; names and contents are the client's ciphe
 Failed logins are counted per client address: past the limit, failing requests from it get 429 with
 Retry-After; a valid token is always served (limited per token). With --trust-proxy the address is the
 last X-Forwarded-For entry — the one the proxy in front appended; what a client writes there is ignored.
+Connections are capped in all (--max-connections) and per client address (--max-connections-per-address;
+off with --trust-proxy, where every connection comes from the proxy): past a cap a new connection is
+closed at once, and a "refusing connections" warning is logged (at most one line per 10 s, with a count).
 Logs: one JSON line per request on stdout (never tokens or content). Stops gracefully on Ctrl-C / SIGTERM.
 With PostgreSQL, any number of servers can share one database behind a load balancer.
 Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it does not show in the process list.`,
@@ -202,6 +211,10 @@ Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it doe
     if (maxEntry !== undefined || (maxBody !== undefined && maxBody < DEFAULT_LIMITS.maxEntryBytes)) limits.maxEntryBytes = maxEntry ?? maxBody;
     if (maxEntries !== undefined) limits.maxEntriesPerTeam = maxEntries;
     if (rate !== undefined) limits.rateLimit = { burst: rate * 6, perSecond: rate };
+    const maxConnections = wholeNumberOption(values, 'max-connections', { min: 1, max: 1_000_000 });
+    const maxPerAddress = wholeNumberOption(values, 'max-connections-per-address', { min: 1, max: 1_000_000 });
+    if (maxConnections !== undefined) limits.maxConnections = maxConnections;
+    if (maxPerAddress !== undefined) limits.maxConnectionsPerAddress = maxPerAddress;
     const controller = new AbortController();
     const stop = (): void => controller.abort();
     process.once('SIGINT', stop);
