@@ -41,7 +41,9 @@ export async function issueToken(store: TeamStore, team: string, member = 'membe
 export async function revokeToken(store: TeamStore, idOrToken: string, now = new Date()): Promise<TokenInfo> {
   const id = parseToken(idOrToken)?.id ?? idOrToken.replace(/^mdt_/, '');
   const info = /^[0-9a-f]{16}$/.test(id) ? await store.revokeToken(id, now.toISOString()) : null;
-  if (!info) throw new StoreError('not-found', `There is no token "${idOrToken.slice(0, 40)}". \`memdir server admin list\` shows token ids.`);
+  // Named by its id only: a whole token's secret is never echoed, not even in part.
+  const named = /^[0-9a-f]{16}$/.test(id) ? id : `"${idOrToken.slice(0, 20)}"`;
+  if (!info) throw new StoreError('not-found', `There is no token ${named}. \`memdir server admin list\` shows token ids.`);
   return info;
 }
 

@@ -166,6 +166,26 @@ describeStores('memdir server admin', (h) => {
     }
   });
 
+  it('revokes by id quietly; given the whole token it still revokes, but warns that the process list shows it and never echoes its secret', async () => {
+    const db = await h.freshDb();
+    await run(serverCreateTeamCommand, ['platform'], { db });
+    const ann = JSON.parse((await run(serverIssueTokenCommand, ['platform'], { db, member: 'ann', json: true })).out) as { token: string; id: string };
+    const bob = JSON.parse((await run(serverIssueTokenCommand, ['platform'], { db, member: 'bob', json: true })).out) as { token: string; id: string };
+    expect((await run(serverRevokeTokenCommand, [ann.id], { db })).err).toBe('');
+    const whole = await run(serverRevokeTokenCommand, [bob.token], { db, json: true });
+    expect(JSON.parse(whole.out)).toMatchObject({ id: bob.id, member: 'bob', revokedAt: expect.any(String) });
+    expect(whole.err).toMatch(/whole token.*process list.*revoke-token [0-9a-f]{16}/s);
+    expect(whole.err).toContain(`revoke-token ${bob.id}`);
+    const secret = bob.token.slice(21);
+    const elsewhere = `mdt_0123456789abcdef_${secret}`;
+    const refused = await run(serverRevokeTokenCommand, [elsewhere], { db }).then(
+      () => '',
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/There is no token 0123456789abcdef/);
+    expect(refused).not.toContain(secret.slice(0, 8));
+  });
+
   it('explains mistakes with exit 2 (CliFailure) rather than a stack trace', async () => {
     const db = await h.freshDb();
     await run(serverCreateTeamCommand, ['platform'], { db });

@@ -11,6 +11,7 @@ import { DEFAULT_LIMITS, type ServerLimits } from '../../server/limits.js';
 import { jsonLog } from '../../server/log.js';
 import { isPostgresUrl, redactConnectionString } from '../../server/db-url.js';
 import { openStore } from '../../server/open-store.js';
+import { parseToken } from '../../server/tokens.js';
 import type { TeamStore } from '../../server/store.js';
 
 /**
@@ -336,9 +337,15 @@ export const serverRevokeTokenCommand: CommandSpec = {
   summary: 'Revoke a token by its id (from `memdir server admin list`); it is refused from its next request on.',
   args: ['<id>'],
   options: { db: dbOption, json: jsonOption },
-  details: 'JSON: {"id", "team", "member", "createdAt", "revokedAt"}',
+  details: `The whole token (mdt_…) is accepted too, with a warning: on the command line other accounts on this
+machine can read it in the process list. JSON: {"id", "team", "member", "createdAt", "revokedAt"}`,
   async run({ positionals, values, io }) {
     const info = await withStore(values, io, (store) => revokeToken(store, positionals[0]!));
+    if (parseToken(positionals[0]!)) {
+      io.err(
+        `You gave the whole token: while a command runs, other accounts on this machine can read its command line in the process list (ps), and your shell may keep it in its history. It is revoked, so it is useless now; next time give its id: memdir server admin revoke-token ${info.id}\n`,
+      );
+    }
     if (values.json) printJson(io, info);
     else io.out(`Revoked token ${info.id} of ${info.member} (team ${info.team}) at ${info.revokedAt}.\n`);
     return 0;
