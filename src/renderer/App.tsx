@@ -74,6 +74,11 @@ const TAB_LABELS = {
   team: 'Team sync',
 } as const;
 
+/** A sidebar entry's class, and `aria-current` on the one shown: a screen reader says which view is open, not only the highlight. */
+function navItem(current: boolean, kind = '') {
+  return { className: ['nav-item', kind, current ? 'active' : ''].filter(Boolean).join(' '), 'aria-current': current ? ('page' as const) : undefined };
+}
+
 function Sidebar() {
   const route = useNav((s) => s.route);
   const go = useNav((s) => s.go);
@@ -87,7 +92,7 @@ function Sidebar() {
   return (
     <nav className="sidebar" aria-label="Main">
       <div className="brand">Memdir</div>
-      <button className={route.view === 'dashboard' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'dashboard' })}>
+      <button {...navItem(route.view === 'dashboard')} onClick={() => go({ view: 'dashboard' })}>
         Projects
       </button>
       {openDir && (
@@ -96,20 +101,16 @@ function Sidebar() {
             {current ? projectName(current).split('/').pop() : openDir}
           </div>
           {(['memories', 'index', 'health', 'history', 'recall', 'dream', 'team'] as const).map((tab) => (
-            <button
-              key={tab}
-              className={route.view === 'project' && route.tab === tab ? 'nav-item sub active' : 'nav-item sub'}
-              onClick={() => go({ view: 'project', dir: openDir, tab })}
-            >
+            <button key={tab} {...navItem(route.view === 'project' && route.tab === tab, 'sub')} onClick={() => go({ view: 'project', dir: openDir, tab })}>
               {TAB_LABELS[tab]}
             </button>
           ))}
         </div>
       )}
-      <button className={route.view === 'agents' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'agents', ...(openDir ? { dir: openDir } : {}) })}>
+      <button {...navItem(route.view === 'agents')} onClick={() => go({ view: 'agents', ...(openDir ? { dir: openDir } : {}) })}>
         Agent memory
       </button>
-      <button className={route.view === 'review' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'review', ...(openDir ? { dir: openDir } : {}) })}>
+      <button {...navItem(route.view === 'review')} onClick={() => go({ view: 'review', ...(openDir ? { dir: openDir } : {}) })}>
         Review queue{' '}
         {pending > 0 && (
           <span className="badge warning" aria-label={`${pending} waiting`}>
@@ -117,7 +118,7 @@ function Sidebar() {
           </span>
         )}
       </button>
-      <button className={route.view === 'drafts' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'drafts' })}>
+      <button {...navItem(route.view === 'drafts')} onClick={() => go({ view: 'drafts' })}>
         Drafts{' '}
         {drafts > 0 && (
           <span className="badge" aria-label={`${drafts} unsaved`}>
@@ -125,10 +126,10 @@ function Sidebar() {
           </span>
         )}
       </button>
-      <button className={route.view === 'sessions' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'sessions' })}>
+      <button {...navItem(route.view === 'sessions')} onClick={() => go({ view: 'sessions' })}>
         Live sessions
       </button>
-      <button className={route.view === 'alerts' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'alerts' })}>
+      <button {...navItem(route.view === 'alerts')} onClick={() => go({ view: 'alerts' })}>
         Alerts{' '}
         {alerts > 0 && (
           <span className="badge error" aria-label={`${alerts} open`}>
@@ -136,7 +137,7 @@ function Sidebar() {
           </span>
         )}
       </button>
-      <button className={route.view === 'settings' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'settings' })}>
+      <button {...navItem(route.view === 'settings')} onClick={() => go({ view: 'settings' })}>
         Settings
       </button>
       <div className="sidebar-foot">

@@ -1,5 +1,5 @@
 /** Ctrl/Cmd+K: jump to any project or memory, or run a command, by typing. */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { create } from 'zustand';
 import { useApp } from '../stores/app.js';
 import { useDream } from '../stores/dream.js';
@@ -8,6 +8,7 @@ import { useNav } from '../stores/nav.js';
 import { projectName, useProjects } from '../stores/projects.js';
 import { useProject } from '../stores/project.js';
 import { useTeam } from '../stores/team.js';
+import { useDialogFocus } from './DialogFocus.js';
 
 interface PaletteState {
   open: boolean;
@@ -37,6 +38,14 @@ export function matchItems(items: PaletteItem[], text: string, limit = 30): Pale
 
 export function CommandPalette() {
   const open = usePalette((s) => s.open);
+  return open ? <Palette /> : null;
+}
+
+/**
+ * The open palette: a modal dialog (Tab stays in it, Escape closes it, focus goes back where it
+ * was) around a combobox whose highlighted option a screen reader follows as the arrows move it.
+ */
+function Palette() {
   const close = usePalette((s) => s.close);
   const go = useNav((s) => s.go);
   const route = useNav((s) => s.route);
@@ -45,7 +54,7 @@ export function CommandPalette() {
   const dir = route.view === 'project' ? route.dir : null;
   const [text, setText] = useState('');
   const [active, setActive] = useState(0);
-  const input = useRef<HTMLInputElement>(null);
+  const { ref, onKeyDown } = useDialogFocus<HTMLDivElement>({ onClose: close, modal: true });
 
   const items = useMemo<PaletteItem[]>(() => {
     const list: PaletteItem[] = [
@@ -110,14 +119,6 @@ export function CommandPalette() {
   }, [go, dir, rows, projects]);
   const shown = useMemo(() => matchItems(items, text), [items, text]);
 
-  useEffect(() => {
-    if (open) {
-      setText('');
-      setActive(0);
-      setTimeout(() => input.current?.focus(), 0);
-    }
-  }, [open]);
-  if (!open) return null;
   const choose = (item: PaletteItem | undefined) => {
     if (!item) return;
     close();
@@ -125,26 +126,41 @@ export function CommandPalette() {
   };
   return (
     <div className="palette-backdrop" onClick={close}>
-      <div className="palette" role="dialog" aria-label="Command palette" onClick={(e) => e.stopPropagation()}>
+      <div
+        ref={ref}
+        className="palette"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Command palette"
+        onClick={(e) => e.stopPropagation()}
+        onKeyDown={onKeyDown}
+      >
         <input
-          ref={input}
+          role="combobox"
+          aria-expanded="true"
+          aria-controls="palette-options"
+          aria-autocomplete="list"
+          {...(shown[active] ? { 'aria-activedescendant': `palette-option-${active}` } : {})}
           aria-label="Type a command, project or memory"
           placeholder="Type a command, project or memory…"
           value={text}
           onChange={(e) => (setText(e.target.value), setActive(0))}
           onKeyDown={(e) => {
-            if (e.key === 'Escape') close();
-            else if (e.key === 'Enter') choose(shown[active]);
-            else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+            if (e.key === 'Enter') {
+              // Not also a press of the button the focus goes back to as the palette closes.
+              e.preventDefault();
+              choose(shown[active]);
+            } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
               e.preventDefault();
               setActive(e.key === 'ArrowDown' ? Math.min(active + 1, shown.length - 1) : Math.max(active - 1, 0));
             }
           }}
         />
-        <ul role="listbox">
+        <ul role="listbox" id="palette-options" aria-label="Matches" tabIndex={-1}>
           {shown.map((item, i) => (
             <li
               key={item.id}
+              id={`palette-option-${i}`}
               role="option"
               aria-selected={i === active}
               className={i === active ? 'active' : ''}

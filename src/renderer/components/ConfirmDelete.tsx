@@ -1,8 +1,11 @@
 /**
  * The one way a delete asks first — one memory from its editor, several picked in the list: the
  * question names what goes (the first few and how many more), says it stays in history and that
- * Undo brings it back; Keep has the focus, so Enter does not delete.
+ * Undo brings it back; Keep has the focus, so Enter does not delete; Escape keeps, and focus goes
+ * back to `returnTo` (the Delete button that asked).
  */
+import type { RefObject } from 'react';
+import { Question } from './DialogFocus.js';
 
 /** How many names the question spells out before "and N more". */
 const NAMED = 5;
@@ -16,9 +19,19 @@ export function deleteQuestion(names: readonly string[]): string {
   return `Delete ${names.length} memories (${listed})? They stay in history, and Undo brings them back with their index lines.`;
 }
 
-export function ConfirmDelete({ names, onDelete, onKeep }: { names: readonly string[]; onDelete: () => void; onKeep: () => void }) {
+export function ConfirmDelete({
+  names,
+  onDelete,
+  onKeep,
+  returnTo,
+}: {
+  names: readonly string[];
+  onDelete: () => void;
+  onKeep: () => void;
+  returnTo?: RefObject<HTMLElement | null>;
+}) {
   return (
-    <span className="inline-form" role="group" aria-label="Confirm delete">
+    <Question label="Confirm delete" onClose={onKeep} returnTo={returnTo}>
       <span>{deleteQuestion(names)}</span>
       <button type="button" className="danger" onClick={onDelete}>
         Delete
@@ -26,6 +39,6 @@ export function ConfirmDelete({ names, onDelete, onKeep }: { names: readonly str
       <button type="button" onClick={onKeep} autoFocus>
         Keep
       </button>
-    </span>
+    </Question>
   );
 }

@@ -18,11 +18,13 @@ import { RepeatWarning } from './RepeatWarning.js';
 import { Breakable } from './Breakable.js';
 import { SecretConfirm } from './SecretConfirm.js';
 import { ConfirmDelete } from './ConfirmDelete.js';
+import { Question } from './DialogFocus.js';
 import { type Draft, draftProblem, isDirty, needsRepair, type SaveOptions, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
 import { Time } from './Time.js';
 
-const extensions = [markdown(), EditorView.lineWrapping];
+// Named on the editable element a screen reader reads, not on CodeMirror's outer box.
+const extensions = [markdown(), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': 'Memory body', tabindex: '0' })];
 
 /** YAML for the form's fields, to start a repair over (JSON strings are valid YAML scalars). */
 export function frontmatterFromFields(draft: Pick<Draft, 'name' | 'description' | 'type'>): string {
@@ -66,7 +68,18 @@ function RenameForm({ value, onChange, onRename }: { value: string; onChange: (n
   );
 }
 
-export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () => void; onSaved: (file: string, scope: Scope) => void; onDeleted: () => void }) {
+/** `focusName`: the memory was opened from the keyboard, so its Name field takes the focus once the memory is shown. */
+export function MemoryEditor({
+  onClosed,
+  onSaved,
+  onDeleted,
+  focusName = false,
+}: {
+  onClosed: () => void;
+  onSaved: (file: string, scope: Scope) => void;
+  onDeleted: () => void;
+  focusName?: boolean;
+}) {
   const { target, doc, draft, loading, saving, error, conflict, missing, restoredAt, notice, pendingImpact, pendingSecrets, retireOffered } = useEditor();
   const { edit, setType, save, remove, retire, rename, recreate, discardDraft } = useEditor.getState();
   const theme = useSettings((s) => themeOf(s.view));
@@ -84,6 +97,8 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   const conflictRef = useRef<HTMLDivElement>(null);
   const keepMineRef = useRef<HTMLButtonElement>(null);
   const errorRef = useRef<HTMLDivElement>(null);
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  const retireButton = useRef<HTMLButtonElement>(null);
   /**
    * After an action the person took (Save, Rename, Delete…): what it refused is said at the top of
    * the editor, often scrolled away from the button at the bottom, where the button looked dead.
@@ -165,12 +180,17 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           />
         )}
         {tooLarge && !confirmDelete && (
-          <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
+          <button type="button" className="danger" ref={deleteButton} onClick={() => setConfirmDelete(true)}>
             Delete
           </button>
         )}
         {tooLarge && confirmDelete && (
-          <ConfirmDelete names={[target?.file ?? '']} onDelete={() => void remove().then((ok) => ok && onDeleted())} onKeep={() => setConfirmDelete(false)} />
+          <ConfirmDelete
+            names={[target?.file ?? '']}
+            onDelete={() => void remove().then((ok) => ok && onDeleted())}
+            onKeep={() => setConfirmDelete(false)}
+            returnTo={deleteButton}
+          />
         )}
       </div>
     );
@@ -266,7 +286,13 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         </div>
       )}
       {pendingImpact && (
-        <div className="banner warning" role="alertdialog" aria-label="Index limit warning">
+        <Question
+          label="Index limit warning"
+          role="alertdialog"
+          className="banner warning"
+          inline={false}
+          onClose={() => useEditor.setState({ pendingImpact: null })}
+        >
           <p>
             {pendingImpact.changedIsCut && "This memory's pointer would land past the MEMORY.md cut, so the agent would never see it. "}
             {pendingImpact.newlyCut.length > 0 &&
@@ -276,10 +302,10 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           <button type="button" onClick={() => void doSave({ acceptImpact: true })}>
             Save anyway
           </button>
-          <button type="button" onClick={() => useEditor.setState({ pendingImpact: null })}>
+          <button type="button" onClick={() => useEditor.setState({ pendingImpact: null })} autoFocus>
             Go back
           </button>
-        </div>
+        </Question>
       )}
       {pendingSecrets && (
         <SecretConfirm
@@ -302,6 +328,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           <input
             name="name"
             aria-label="Name"
+            autoFocus={focusName}
             value={draft.name}
             onChange={(e) => edit({ name: e.target.value })}
             required
@@ -403,8 +430,9 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           extensions={extensions}
           theme={cmTheme}
           onChange={(value) => edit({ body: value })}
-          aria-label="Memory body"
           basicSetup={{ lineNumbers: false, foldGutter: false }}
+          // Tab leaves the body for the next control, as everywhere else: with Tab indenting, a keyboard user was caught in it.
+          indentWithTab={false}
         />
       )}
       {sizeProblem && (
@@ -459,12 +487,12 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         {renaming !== null && <RenameForm value={renaming} onChange={setRenaming} onRename={() => void doRename(renaming)} />}
         {/* A held team memory's way out that the team sees (R-SYNC: a deletion never propagates); one never pushed is simply deleted. */}
         {!isNew && doc?.heldByServer === true && !confirmRetire && !confirmDelete && !missing && (
-          <button type="button" className="danger" onClick={() => setConfirmRetire(true)}>
+          <button type="button" className="danger" ref={retireButton} onClick={() => setConfirmRetire(true)}>
             Retire
           </button>
         )}
         {confirmRetire && (
-          <span className="inline-form" role="group" aria-label="Confirm retire">
+          <Question label="Confirm retire" onClose={() => setConfirmRetire(false)} returnTo={retireButton}>
             <span>
               Retire team/{target.file}? Its text is emptied and its index lines removed; the next sync shares that with the team. Undo brings it back.
             </span>
@@ -478,10 +506,10 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
             <button type="button" onClick={() => setConfirmRetire(false)} autoFocus>
               Keep
             </button>
-          </span>
+          </Question>
         )}
         {!isNew && !confirmDelete && !confirmRetire && !missing && (
-          <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
+          <button type="button" className="danger" ref={deleteButton} onClick={() => setConfirmDelete(true)}>
             Delete
           </button>
         )}
@@ -490,6 +518,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
             names={[target.file ?? '']}
             onDelete={() => void remove().then((ok) => (ok ? onDeleted() : (setConfirmDelete(false), revealRefusal())))}
             onKeep={() => setConfirmDelete(false)}
+            returnTo={deleteButton}
           />
         )}
       </div>

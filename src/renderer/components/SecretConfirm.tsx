@@ -3,9 +3,10 @@
  * the refusal in words, each secret masked with the fingerprint that saves it anyway, and the
  * person's choice — save anyway on purpose, or go back. Every save the guard can refuse asks with
  * it: the memory editor (a save, a new memory, a rename, a recreate), MEMORY.md, and the merge editors of
- * team, personal and relink conflicts.
+ * team, personal and relink conflicts. Go back has the focus; Escape goes back.
  */
 import { anywayLabel, type SecretRefusal } from '../stores/errors.js';
+import { Question } from './DialogFocus.js';
 
 export function SecretConfirm({
   refusal,
@@ -25,7 +26,7 @@ export function SecretConfirm({
 }) {
   const { secrets } = refusal;
   return (
-    <div className="banner warning" role="alertdialog" aria-label="Secret warning">
+    <Question label="Secret warning" role="alertdialog" className="banner warning" inline={false} onClose={back}>
       <p>{refusal.message}</p>
       <p>
         Remove it (and revoke it if it is real), or {verb.toLowerCase()} anyway on purpose:{' '}
@@ -37,6 +38,6 @@ export function SecretConfirm({
       <button type="button" onClick={back} autoFocus>
         {backLabel}
       </button>
-    </div>
+    </Question>
   );
 }

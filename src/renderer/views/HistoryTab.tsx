@@ -1,18 +1,21 @@
 /** Timeline of a project's memory: who changed what (Memdir, Claude Code, a dream…), diffs, restores. */
-import { useEffect, useRef } from 'react';
+import { useEffect } from 'react';
 import { DiffView } from '../components/DiffView.js';
+import { useDialogFocus } from '../components/DialogFocus.js';
 import { plural } from '../../shared/size-text.js';
 import { Time } from '../components/Time.js';
 import type { HistoryEntryShape } from '../../shared/contract/common.js';
 import { PLAN_WORDS, type PendingRestore, describePlan, entryOf, restorableFrom, useHistory } from '../stores/history.js';
 
-/** "Restore whole snapshot" asks first: the files that will change, and how; Undo afterwards is one click. */
+/**
+ * "Restore whole snapshot" asks first: the files that will change, and how; Undo afterwards is one
+ * click. A modal question: Tab stays in it, Escape cancels, focus goes back to the button that asked.
+ */
 function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
   const { confirmSnapshot, cancelSnapshot } = useHistory.getState();
-  const confirm = useRef<HTMLButtonElement>(null);
-  useEffect(() => confirm.current?.focus(), []);
+  const { ref, onKeyDown } = useDialogFocus<HTMLDivElement>({ onClose: cancelSnapshot, modal: true });
   return (
-    <div className="dialog" role="dialog" aria-labelledby="restore-title" onKeyDown={(e) => e.key === 'Escape' && cancelSnapshot()}>
+    <div ref={ref} className="dialog" role="dialog" aria-modal="true" aria-labelledby="restore-title" onKeyDown={onKeyDown} tabIndex={-1}>
       <h2 id="restore-title">Restore the whole snapshot?</h2>
       <p>
         Every memory goes back to how it was right after “{pending.summary}” (<Time at={pending.time} />
@@ -32,7 +35,7 @@ function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
       )}
       <p className="muted small">Nothing is lost: the current state stays in history, and Undo puts it back in one click.</p>
       <div className="actions">
-        <button ref={confirm} className="primary" onClick={() => void confirmSnapshot()} disabled={pending.changes.length === 0}>
+        <button className="primary" onClick={() => void confirmSnapshot()} disabled={pending.changes.length === 0}>
           Restore {plural(pending.changes.length, 'file')}
         </button>
         <button onClick={cancelSnapshot}>Cancel</button>

@@ -59,6 +59,7 @@ function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
   const rows = useProject((s) => s.rows);
   const selected = useProject((s) => s.selected);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const deleteButton = useRef<HTMLButtonElement>(null);
   // Named as the list shows them, in its order: a team memory with its folder.
   const names = useMemo(() => rows.filter((r) => selected.has(rowKey(r))).map((r) => (r.scope === 'team' ? `team/${r.file}` : r.file)), [rows, selected]);
   return (
@@ -88,9 +89,14 @@ function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
         Move to private
       </button>
       {confirmDelete ? (
-        <ConfirmDelete names={names} onDelete={() => (setConfirmDelete(false), void bulk({ kind: 'delete' }))} onKeep={() => setConfirmDelete(false)} />
+        <ConfirmDelete
+          names={names}
+          onDelete={() => (setConfirmDelete(false), void bulk({ kind: 'delete' }))}
+          onKeep={() => setConfirmDelete(false)}
+          returnTo={deleteButton}
+        />
       ) : (
-        <button className="danger" disabled={working !== null} onClick={() => setConfirmDelete(true)}>
+        <button className="danger" ref={deleteButton} disabled={working !== null} onClick={() => setConfirmDelete(true)}>
           Delete
         </button>
       )}
@@ -124,10 +130,13 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
   const routeTarget = targetOf(route);
   const bound = routeTarget !== null && sameTarget(editorTarget, routeTarget);
 
+  // The memory opened from the keyboard: its Name field takes the focus once it is shown (after
+  // its read, which one animation frame did not wait for: the focus stayed in the list).
+  const [keyboardOpened, setKeyboardOpened] = useState<string | null>(null);
   const openRow = useCallback(
     (row: MemoryRow, how: 'pointer' | 'keyboard') => {
+      setKeyboardOpened(how === 'keyboard' ? rowKey(row) : null);
       go({ view: 'project', dir: route.dir, tab: 'memories', scope: row.scope, file: row.file });
-      if (how === 'keyboard') requestAnimationFrame(() => document.querySelector<HTMLInputElement>('.editor input[name="name"]')?.focus());
     },
     [go, route.dir],
   );
@@ -252,6 +261,7 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
       <div className="pane editor-pane">
         {bound ? (
           <MemoryEditor
+            focusName={editorTarget?.file != null && keyboardOpened === rowKey({ scope: editorTarget.scope, file: editorTarget.file })}
             onClosed={closeEditor}
             onSaved={(file, scope) => go({ view: 'project', dir: route.dir, tab: 'memories', scope, file })}
             onDeleted={closeEditor}
