@@ -1,13 +1,15 @@
 /**
  * A user's review of the app by keyboard and screen reader (session 40), in real Chromium against
  * the real headless host at a laptop's 1024×700, on a copy of real memory directories: every step
- * by keyboard only (Tab, Enter, Space, Escape, arrows, Ctrl+K, Ctrl+S). Found: a closed question
- * or dialog left the focus on the page's body (Keep, Cancel, Escape); Escape did not close the
- * delete and save-anyway questions; the palette let Tab out behind it and its highlighted match
- * was silent; a memory opened with Enter left the focus in the list; Tab could not leave the
- * memory body; the sidebar did not say which view is open.
+ * by keyboard only (Tab, Enter, Space, Escape, arrows, Ctrl+K, Ctrl+S), and axe-core run in the
+ * page on the main views, light and dark. Found: a closed question or dialog left the focus on the
+ * page's body (Keep, Cancel, Escape); Escape did not close the delete and save-anyway questions;
+ * the palette let Tab out behind it and its highlighted match was silent; a memory opened with
+ * Enter left the focus in the list; Tab could not leave the memory body; the sidebar did not say
+ * which view is open; chip text and "ok" green were under 4.5:1; scrolling boxes took no focus.
  */
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -18,6 +20,7 @@ import { type Host, startHost } from './support/host.js';
 
 requireBrowser();
 
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const CLAWS = '-work-ab0t-com__claws';
 const FIXTURES = ['ab0t-com__claws', 'albert821107__life_manage'];
 const SHARED = sharedMemoryFixtures();
@@ -260,5 +263,35 @@ describe.skipIf(SKIP !== null)(`the app by keyboard and screen reader${SKIP ? ` 
     await dialog.waitFor({ state: 'detached' });
     expect((await focused(page)).name).toBe('Restore whole snapshot…');
     expect(errors).toEqual([]);
+  });
+
+  it('axe-core finds nothing serious or critical on the main views', async () => {
+    const axe = await fs.readFile(AXE, 'utf8');
+    const tabs = ['memories', 'index', 'health', 'history', 'recall', 'dream', 'team'];
+    const views: [string, string][] = [
+      ['dashboard', '#/'],
+      ['memory editor', `#/p/${encodeURIComponent(CLAWS)}/memories/private/feedback_memory_sync.md`],
+      ...tabs.map((t): [string, string] => [t, `#/p/${encodeURIComponent(CLAWS)}/${t}`]),
+      ...['agents', 'review', 'drafts', 'sessions', 'alerts', 'settings'].map((v): [string, string] => [v, `#/${v}`]),
+    ];
+    const found: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      // The app follows the system's theme (its default), CodeMirror's editor too.
+      await page.emulateMedia({ colorScheme: theme });
+      for (const [name, hash] of views) {
+        await page.goto(`${host.url}${hash}`);
+        await page.locator('.content').waitFor();
+        await page.waitForTimeout(800);
+        if (name === 'history') await page.getByRole('list', { name: 'History' }).getByRole('button').first().click();
+
+        await page.evaluate(axe);
+        const violations = (await page.evaluate(
+          "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
+        )) as { id: string; impact: string; nodes: string[] }[];
+        for (const v of violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'))
+          found.push(`${theme} ${name}: ${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).join(', ')}`);
+      }
+    }
+    expect(found).toEqual([]);
   });
 });

@@ -27,7 +27,7 @@ function readTheme(): ChartTheme {
     muted: v('--muted', '#6b6b70'),
     border: v('--border', '#e2e2e0'),
     accent: v('--accent', '#3b5bdb'),
-    ok: v('--ok', '#2b8a3e'),
+    ok: v('--ok', '#237a36'),
     warning: v('--warning', '#a05a00'),
     error: v('--error', '#c92a2a'),
   };

@@ -280,7 +280,8 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
               the cut it tells the agent, never you.
             </p>
           )}
-          <ol className="index-lines" aria-label="MEMORY.md lines">
+          {/* Focusable: a long index scrolls inside this box, and the keyboard scrolls it too. */}
+          <ol className="index-lines" aria-label="MEMORY.md lines" tabIndex={0}>
             {view.lines.map((l) => {
               // Lines of team/MEMORY.md neither load nor fall past a cut: none reaches the agent.
               const fate = team ? 'unloaded' : lineFate(view.load, l.line);
@@ -463,7 +464,7 @@ function AgentSees({ view }: { view: AgentIndexViewShape }) {
         </div>
       )}
       {view.lastInjected === null && <p className="muted small">No transcript records what the last session was given.</p>}
-      <pre className="agent-text" aria-label="Index text the agent gets">
+      <pre className="agent-text" aria-label="Index text the agent gets" tabIndex={0}>
         {view.text ||
           (view.autoMemoryOff
             ? '(nothing: auto memory is off)'
@@ -474,7 +475,7 @@ function AgentSees({ view }: { view: AgentIndexViewShape }) {
       {(differs || (none !== null && view.lastInjected !== null)) && (
         <details>
           <summary>What the last session was given</summary>
-          <pre className="agent-text" aria-label="Index text the last session got">
+          <pre className="agent-text" aria-label="Index text the last session got" tabIndex={0}>
             {view.lastInjected}
           </pre>
         </details>
