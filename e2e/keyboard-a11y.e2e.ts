@@ -152,6 +152,14 @@ describe.skipIf(SKIP !== null)(`the app by keyboard and screen reader${SKIP ? ` 
     // The save is said in a live region, not only shown.
     await page.locator('[aria-live] [role="status"]', { hasText: 'Saved feedback_memory_sync.md.' }).waitFor();
     await expect.poll(() => fs.readFile(path.join(memory(), 'feedback_memory_sync.md'), 'utf8')).toContain('checked by keyboard');
+    // A notice stays while the focus is on it (it went after 5 s, the focus with it, to the page's body).
+    const saved = page.getByRole('status').filter({ hasText: 'Saved feedback_memory_sync.md.' });
+    await tabTo(page, (f) => f.name === 'Dismiss');
+    await page.waitForTimeout(7_000);
+    expect(await saved.count()).toBe(1);
+    expect((await focused(page)).name).toBe('Dismiss');
+    await tabTo(page, 'Delete', true);
+    await saved.waitFor({ state: 'detached' });
 
     await tabTo(page, 'Delete');
     await page.keyboard.press('Enter');

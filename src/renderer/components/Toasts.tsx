@@ -15,6 +15,7 @@ export function Toasts() {
 /** One notice: its line, its details behind "Show all" (kept short: a long list covered the buttons under it), its choices. */
 function Notice({ toast: t }: { toast: Toast }) {
   const dismiss = useToasts((s) => s.dismiss);
+  const hold = useToasts((s) => s.hold);
   const [open, setOpen] = useState(false);
   const choice = (a: ToastAction) => (
     <button
@@ -27,7 +28,12 @@ function Notice({ toast: t }: { toast: Toast }) {
     </button>
   );
   return (
-    <div className={`toast ${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
+    <div
+      className={`toast ${t.kind}`}
+      role={t.kind === 'error' ? 'alert' : 'status'}
+      onFocus={() => hold(t.id, true)}
+      onBlur={(e) => !e.currentTarget.contains(e.relatedTarget) && hold(t.id, false)}
+    >
       <div className="toast-body">
         <span>{t.text}</span>
         {t.details && open && (

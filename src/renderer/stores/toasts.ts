@@ -16,12 +16,16 @@ export interface Toast {
   also?: ToastAction;
   /** Sentences behind the one-line `text` (each pointer put back), shown by "Show all": every fact a click away. */
   details?: string[];
+  /** The focus is in it: it stays until the focus leaves (a keyboard user on its Undo lost both when it went). */
+  held?: boolean;
 }
 
 interface ToastState {
   toasts: Toast[];
   show: (kind: Toast['kind'], text: string, action?: ToastAction, more?: Pick<Toast, 'also' | 'details'>) => void;
   dismiss: (id: number) => void;
+  /** Keep the notice while the focus is in it (`held`), or let it go when its time is up. */
+  hold: (id: number, held: boolean) => void;
 }
 
 let next = 1;
@@ -45,9 +49,13 @@ export const useToasts = create<ToastState>()((set, get) => ({
       ...(more?.details && more.details.length > 0 ? { details: more.details } : {}),
     };
     set({ toasts: [...get().toasts.slice(-3), toast] });
-    setTimeout(() => get().dismiss(id), toastLifetime(toast));
+    const expire = () => (get().toasts.find((t) => t.id === id)?.held ? setTimeout(expire, 1000) : get().dismiss(id));
+    setTimeout(expire, toastLifetime(toast));
   },
   dismiss(id) {
     set({ toasts: get().toasts.filter((t) => t.id !== id) });
+  },
+  hold(id, held) {
+    set({ toasts: get().toasts.map((t) => (t.id === id ? { ...t, held } : t)) });
   },
 }));
