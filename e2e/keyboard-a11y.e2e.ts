@@ -273,6 +273,29 @@ describe.skipIf(SKIP !== null)(`the app by keyboard and screen reader${SKIP ? ` 
     expect(errors).toEqual([]);
   });
 
+  it('MEMORY.md by keyboard: Tab leaves its editor; the question before dropping pointers closes with Escape and gives the focus back', async () => {
+    await start(`#/p/${encodeURIComponent(CLAWS)}/index`);
+    await tabTo(page, 'Edit MEMORY.md');
+    await page.keyboard.press('Enter');
+    await tabTo(page, 'MEMORY.md text', true);
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type('# Memory Index\n');
+    // Tab moves on (it went on indenting the text: a keyboard user could not leave).
+    await page.keyboard.press('Tab');
+    expect((await focused(page)).name).not.toBe('MEMORY.md text');
+    await tabTo(page, 'Save MEMORY.md');
+    await page.keyboard.press('Enter');
+    const question = page.getByRole('group', { name: 'Confirm save' });
+    await question.waitFor();
+    expect(await focused(page)).toMatchObject({ name: 'Keep editing', within: 'Confirm save' });
+    await page.keyboard.press('Escape');
+    await question.waitFor({ state: 'detached' });
+    expect((await focused(page)).name).toBe('Save MEMORY.md');
+    await tabTo(page, 'Cancel');
+    await page.keyboard.press('Enter');
+    expect(await fs.readFile(path.join(memory(), 'MEMORY.md'), 'utf8')).toContain('](');
+  });
+
   it('axe-core finds nothing serious or critical on the main views', async () => {
     const axe = await fs.readFile(AXE, 'utf8');
     const tabs = ['memories', 'index', 'health', 'history', 'recall', 'dream', 'team'];

@@ -299,7 +299,7 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     const result = merge.getByLabel('Merged result');
     await expect.poll(() => result.textContent()).toContain('Never at night.');
     // A token pasted into the merge: refused, asked about in the editor, the merge as edited kept.
-    await result.locator('.cm-content').click();
+    await result.click();
     await b.keyboard.press('ControlOrMeta+End');
     await b.keyboard.type(`\nThe pager key is ${GITHUB_TOKEN}`);
     await merge.getByRole('button', { name: 'Save merge' }).click();

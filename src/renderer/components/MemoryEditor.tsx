@@ -5,7 +5,7 @@
  * marked, frontmatter that cannot be read stays editable as YAML.
  */
 import { markdown } from '@codemirror/lang-markdown';
-import CodeMirror, { EditorView } from '@uiw/react-codemirror';
+import { EditorView } from '@uiw/react-codemirror';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
@@ -17,14 +17,14 @@ import { useProject } from '../stores/project.js';
 import { RepeatWarning } from './RepeatWarning.js';
 import { Breakable } from './Breakable.js';
 import { SecretConfirm } from './SecretConfirm.js';
+import { CodeEditor } from './CodeEditor.js';
 import { ConfirmDelete } from './ConfirmDelete.js';
 import { Question } from './DialogFocus.js';
 import { type Draft, draftProblem, isDirty, needsRepair, type SaveOptions, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
 import { Time } from './Time.js';
 
-// Named on the editable element a screen reader reads, not on CodeMirror's outer box.
-const extensions = [markdown(), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': 'Memory body', tabindex: '0' })];
+const extensions = [markdown(), EditorView.lineWrapping];
 
 /** YAML for the form's fields, to start a repair over (JSON strings are valid YAML scalars). */
 export function frontmatterFromFields(draft: Pick<Draft, 'name' | 'description' | 'type'>): string {
@@ -424,15 +424,14 @@ export function MemoryEditor({
           <Markdown remarkPlugins={[remarkGfm]}>{draft.body}</Markdown>
         </div>
       ) : (
-        <CodeMirror
+        <CodeEditor
+          label="Memory body"
           value={draft.body}
           height="280px"
           extensions={extensions}
           theme={cmTheme}
           onChange={(value) => edit({ body: value })}
           basicSetup={{ lineNumbers: false, foldGutter: false }}
-          // Tab leaves the body for the next control, as everywhere else: with Tab indenting, a keyboard user was caught in it.
-          indentWithTab={false}
         />
       )}
       {sizeProblem && (

@@ -4,7 +4,8 @@
  * clone merge's (IdentityPanels). The caller names the sides and gives the actions.
  */
 import { markdown } from '@codemirror/lang-markdown';
-import CodeMirror, { Decoration, type DecorationSet, EditorView, type Extension, StateField } from '@uiw/react-codemirror';
+import { Decoration, type DecorationSet, EditorView, type Extension, StateField } from '@uiw/react-codemirror';
+import { CodeEditor } from './CodeEditor.js';
 import { type ReactNode, useMemo, useState } from 'react';
 import { type LineRange, type SideLine, sideBySide } from '../../shared/line-union.js';
 import type { SecretRefusal } from '../stores/errors.js';
@@ -98,8 +99,9 @@ export function MergeView(props: {
           save.
         </p>
       )}
-      <div className="merge-result" aria-label="Merged result">
-        <CodeMirror
+      <div className="merge-result">
+        <CodeEditor
+          label="Merged result"
           value={result}
           onChange={setResult}
           extensions={resultExtensions}

@@ -12,7 +12,8 @@
  * 2.1.332 does not load it (index-state.ts), so it has no meter, no cut and no Make room.
  */
 import { markdown } from '@codemirror/lang-markdown';
-import CodeMirror, { EditorView } from '@uiw/react-codemirror';
+import { EditorView } from '@uiw/react-codemirror';
+import { CodeEditor } from '../components/CodeEditor.js';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import { cutOfIndex, cutPointersText } from '../../shared/index-cut.js';
@@ -31,6 +32,7 @@ import { Time } from '../components/Time.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { MakeRoom } from '../components/MakeRoom.js';
 import { SecretConfirm } from '../components/SecretConfirm.js';
+import { Question } from '../components/DialogFocus.js';
 import { useCuration } from '../stores/curation.js';
 import { indexDraft, indexDraftRef, useDrafts } from '../stores/drafts.js';
 import { useIndexFile } from '../stores/index-file.js';
@@ -175,6 +177,7 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
 
   // Ctrl+S (Cmd+S) saves while editing, as in the memory editor (README's keyboard list).
   const saveRef = useRef(save);
+  const saveButton = useRef<HTMLButtonElement>(null);
   saveRef.current = save;
   const editing = edit !== null;
   useEffect(() => {
@@ -328,7 +331,8 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
               Restored your unsaved edit of MEMORY.md from <Time at={restoredAt} />.
             </p>
           )}
-          <CodeMirror
+          <CodeEditor
+            label="MEMORY.md text"
             value={draft}
             height="420px"
             extensions={INDEX_EXTENSIONS}
@@ -336,7 +340,6 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
               setConfirmDrop(false);
               if (edit) change({ ...edit, draft: v });
             }}
-            aria-label="MEMORY.md text"
           />
           <p className={!team && (view.load.truncated || (impact && impact.newlyCut.length > 0)) ? 'banner warning' : 'muted small'} aria-label="After saving">
             After saving: {team ? `${view.load.lines} ${view.load.lines === 1 ? 'line' : 'lines'}` : sizeAgainstLimits(view.load)}
@@ -360,7 +363,7 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
               backLabel="Keep editing"
             />
           ) : confirmDrop && dropping.length > 0 ? (
-            <div className="inline-form" role="group" aria-label="Confirm save">
+            <Question label="Confirm save" className="inline-form" inline={false} onClose={() => setConfirmDrop(false)} returnTo={saveButton}>
               <span>{droppingSentence(dropping, team)}</span>{' '}
               <button className="danger" onClick={() => void save(true)}>
                 Save anyway
@@ -368,10 +371,10 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
               <button onClick={() => setConfirmDrop(false)} autoFocus>
                 Keep editing
               </button>
-            </div>
+            </Question>
           ) : (
             <div className="actions">
-              <button className="primary" onClick={() => void save()}>
+              <button className="primary" ref={saveButton} onClick={() => void save()}>
                 Save MEMORY.md
               </button>
               <button
