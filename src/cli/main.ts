@@ -40,10 +40,53 @@ export function globalHelp(commands: CommandSpec[]): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
     '',
-    "Run `memdir <command> --help` for a command's options and JSON output.",
+    "Run `memdir <command> --help` (or `memdir help <command>`) for a command's options and JSON output.",
     'Exit codes: 0 fine, 1 problems found, 2 usage or I/O error.',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** How many one-letter edits (a letter added, dropped, changed, or two swapped) turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The one of `candidates` a mistyped `word` most likely meant (`scna` → `scan`, `-j` → `json`), or
+ * null: a candidate it begins, else one within an edit or two (one for a short word).
+ */
+export function didYouMean(word: string, candidates: readonly string[]): string | null {
+  const typed = word.toLowerCase();
+  if (typed.length === 0) return null;
+  const prefixed = candidates.filter((c) => c.startsWith(typed));
+  if (prefixed.length === 1 || (typed.length === 1 && prefixed.length > 0)) return prefixed[0]!;
+  const near = candidates
+    .map((c) => ({ c, d: editDistance(typed, c) }))
+    .filter(({ c, d }) => d <= (Math.min(typed.length, c.length) > 4 ? 2 : 1))
+    .sort((x, y) => x.d - y.d);
+  return near[0]?.c ?? null;
+}
+
+/** What `memdir <family> <word>` says of a word that is none of the family's subcommands. */
+function unknownSubcommand(spec: CommandSpec, word: string, commands: CommandSpec[]): UsageError | null {
+  const subs = commands.filter((c) => c.name.length === spec.name.length + 1 && spec.name.every((w, i) => c.name[i] === w)).map((c) => c.name.at(-1)!);
+  if (subs.length === 0 || word.startsWith('-')) return null;
+  const meant = didYouMean(word, subs);
+  return new UsageError(
+    meant ? `unknown subcommand "${word}": did you mean \`memdir ${[...spec.name, meant].join(' ')}\`?` : `unknown subcommand "${word}" (${subs.join(', ')})`,
+  );
+}
+
+/** What an option the command does not have is told: `--jsno` or `-j`, with the option meant. */
+function unknownOption(typed: string, spec: CommandSpec): UsageError {
+  const meant = didYouMean(typed.replace(/^--?/, '').replace(/=.*$/s, ''), Object.keys(spec.options));
+  return new UsageError(`unknown option ${typed.replace(/=.*$/s, '')}${meant ? `: did you mean --${meant}?` : ''}`);
 }
 
 /** Whether `word` is one of the command's options (`--name` or `--name=value`). */
@@ -78,7 +121,7 @@ export function parseCommandArgs(
     const eq = token.indexOf('=');
     const name = token.slice(2, eq === -1 ? undefined : eq);
     const option = spec.options[name];
-    if (!option) throw new UsageError(`unknown option --${name}`);
+    if (!option) throw unknownOption(token, spec);
     if (option.type === 'boolean') {
       if (eq !== -1) throw new UsageError(`--${name} takes no value`);
       values[name] = true;
@@ -127,7 +170,9 @@ export function failureOutput(command: string, error: unknown): { lines: string[
   if (error instanceof MemdirError) {
     const mapping = errorMapping(error.code);
     const message = oneLine(error.message);
-    const lines = [mapping.print === 'usage' ? `${name}: ${message}. Run \`${name} --help\`.` : `${name}: ${message}`];
+    // A message that ends its own sentence (`did you mean --json?`) is not given a second full stop.
+    const ended = /[.?!]$/.test(message) ? message : `${message}.`;
+    const lines = [mapping.print === 'usage' ? `${name}: ${ended} Run \`${name} --help\`.` : `${name}: ${message}`];
     if (error.hint) lines.push(`${name}: ${oneLine(error.hint)}`);
     // A refusal a flag overrules names the flag, whoever worded it (the service speaks to the app too).
     const flag = error.overruledBy ? `--${error.overruledBy.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : null;
@@ -144,6 +189,8 @@ export function failureOutput(command: string, error: unknown): { lines: string[
 export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[]): Promise<number> {
   const io = terminalSafe(raw);
   commands ??= (await import('./registry.js')).COMMANDS;
+  // `memdir help team sync` is `memdir team sync --help`.
+  if (argv[0] === 'help' && argv.length > 1) return runCli([...argv.slice(1), '--help'], raw, commands);
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     io.out(globalHelp(commands));
     return argv.length === 0 ? EXIT_ERROR : 0;
@@ -154,7 +201,8 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
   }
   const found = findCommand(argv, commands);
   if (!found) {
-    io.err(`memdir: unknown command "${argv[0]}". Run \`memdir --help\` for the list.\n`);
+    const meant = didYouMean(argv[0]!, [...new Set(commands.map((c) => c.name[0]!))]);
+    io.err(`memdir: unknown command "${argv[0]}"${meant ? `: did you mean \`memdir ${meant}\`?` : '.'} Run \`memdir --help\` for the list.\n`);
     return EXIT_ERROR;
   }
   const { spec, rest } = found;
@@ -173,6 +221,13 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
     const optional = spec.args.length - required;
     const variadic = spec.args.some((a) => a.includes('...'));
     if (parsed.positionals.length < required || (!variadic && parsed.positionals.length > required + optional)) {
+      // A word too many is most often a misspelt subcommand (`memdir team sycn`) or a short option (`-j`).
+      const extra = parsed.positionals[required + optional];
+      if (parsed.positionals.length > required + optional && extra !== undefined) {
+        const sub = required + optional === 0 ? unknownSubcommand(spec, extra, commands) : null;
+        if (sub) throw sub;
+        if (/^-[A-Za-z]+$/.test(extra)) throw unknownOption(extra, spec);
+      }
       throw new UsageError(
         `expected ${spec.args.join(' ') || 'no arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}`,
       );
