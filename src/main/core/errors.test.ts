@@ -308,7 +308,8 @@ describe('the error table', () => {
         const mapping = ERROR_TABLE[error.code];
         expect(exit, `${name} ${error.code}`).toBe(mapping.exit);
         expect(lines, `${name} ${error.code}`).toEqual([
-          mapping.print === 'usage' ? `memdir boom: ${error.message}. Run \`memdir boom --help\`.` : `memdir boom: ${error.message}`,
+          // A message that ends its own sentence gets no second full stop ("usage.." before session 40).
+          mapping.print === 'usage' ? `memdir boom: ${error.message.replace(/(?<![.?!])$/, '.')} Run \`memdir boom --help\`.` : `memdir boom: ${error.message}`,
           // A hint (what to do about it) is the line after.
           ...(error.hint ? [`memdir boom: ${error.hint}`] : []),
         ]);
