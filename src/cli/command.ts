@@ -28,6 +28,8 @@ export interface CommandSpec {
   /** Positional arguments as shown in usage, e.g. ['<project>', '[file]']. */
   args: string[];
   options: Record<string, OptionSpec>;
+  /** The command answers Ctrl-C and SIGTERM itself (a dream cancels, the server stops gracefully), not as interrupt.ts does. */
+  ownInterrupt?: true;
   /** Extra lines for `--help`: JSON shape, exit codes, examples. */
   details?: string;
   run: (ctx: { positionals: string[]; values: Record<string, string | boolean | string[] | undefined>; io: CliIo }) => Promise<number>;

@@ -42,6 +42,7 @@ export function globalHelp(commands: CommandSpec[]): string {
     '',
     "Run `memdir <command> --help` (or `memdir help <command>`) for a command's options and JSON output.",
     'Exit codes: 0 fine, 1 problems found, 2 usage or I/O error.',
+    'Ctrl-C stops with exit 130, once a write under way is finished: nothing is left half-written.',
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -232,7 +233,10 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
         `expected ${spec.args.join(' ') || 'no arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}`,
       );
     }
-    return await spec.run({ positionals: parsed.positionals, values: parsed.values, io });
+    const run = () => spec.run({ positionals: parsed.positionals, values: parsed.values, io });
+    if (spec.ownInterrupt) return await run();
+    const { runInterruptibly } = await import('./interrupt.js');
+    return await runInterruptibly(spec.name.join(' '), io, run);
   } catch (error) {
     const { lines, exit } = failureOutput(spec.name.join(' '), error);
     for (const line of lines) io.err(`${line}\n`);

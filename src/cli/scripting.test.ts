@@ -2,6 +2,8 @@
 // person at a terminal meets it — a misspelt command or option, `memdir help <command>`, Ctrl-C.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const MEMDIR = path.join(import.meta.dirname, 'memdir.ts');
 let root: string;
 let env: NodeJS.ProcessEnv;
+
+const topic = (i: number) => `---\nname: Note ${i}\ndescription: note number ${i} about the payments service\ntype: project\n---\n\nbody ${i}\n`;
 
 beforeAll(async () => {
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-scripting-')));
@@ -44,6 +48,13 @@ function memdir(args: string[], whenStarted?: (child: ReturnType<typeof spawn>) 
   });
 }
 
+async function exists(file: string): Promise<boolean> {
+  return fs.stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
 describe('a misspelt command, subcommand or option gets a suggestion, not a dump', () => {
   it.each([
     [['scna'], 'memdir: unknown command "scna": did you mean `memdir scan`? Run `memdir --help` for the list.\n'],
@@ -71,5 +82,72 @@ describe('a misspelt command, subcommand or option gets a suggestion, not a dump
     expect(help).toMatchObject({ code: 0, err: '' });
     expect(help.out).toContain('Usage: memdir team sync');
     expect(help.out).toBe(flag.out);
+  });
+});
+
+describe('Ctrl-C (a real SIGINT)', () => {
+  it('during a merge: the write under way is finished, not left half-made, and the command says so (exit 130)', async () => {
+    const from = path.join(root, 'home', 'projects', '-work-big', 'memory');
+    const into = path.join(root, 'home', 'projects', '-work-app', 'memory');
+    await fs.mkdir(from, { recursive: true });
+    await fs.mkdir(into, { recursive: true });
+    const lines: string[] = [];
+    for (let i = 0; i < 800; i++) {
+      await fs.writeFile(path.join(from, `project_n${i}.md`), topic(i));
+      if (i < 150) lines.push(`- [Note ${i}](project_n${i}.md) — note ${i}`);
+    }
+    await fs.writeFile(path.join(from, 'MEMORY.md'), `${lines.join('\n')}\n`);
+    await fs.writeFile(path.join(into, 'MEMORY.md'), '- [App](project_app.md) — the app\n');
+    await fs.writeFile(path.join(into, 'project_app.md'), topic(-1));
+    const journal = path.join(root, 'data', 'merges', 'turning.json');
+
+    const run = await memdir(['merge', '-work-big', '-work-app', '--force', '--yes', '--json'], (child) => {
+      // Ctrl-C once the merge is writing the folders (its intent is on disk).
+      const poll = setInterval(() => {
+        void exists(journal).then((writing) => {
+          if (!writing) return;
+          clearInterval(poll);
+          child.kill('SIGINT');
+        });
+      }, 5);
+      child.once('exit', () => clearInterval(poll));
+    });
+
+    expect(run.signal).toBeNull();
+    expect(run.code).toBe(130);
+    expect(run.out).toBe('');
+    expect(run.err).toMatch(/^memdir merge: Ctrl-C: finishing the write under way first, so nothing is left half-written/);
+    expect(run.err).toMatch(/memdir merge: stopped after finishing the write under way: nothing is half-written/);
+    // Whole: no half-made turn left for the next run to put back, every memory in one folder.
+    expect(await exists(journal)).toBe(false);
+    const moved = (await fs.readdir(into)).filter((f) => f.startsWith('project_n'));
+    const left = (await fs.readdir(from).catch(() => [])).filter((f) => f.startsWith('project_n'));
+    expect(moved.length + left.length).toBe(800);
+    expect(moved.length === 800 || left.length === 800).toBe(true);
+  });
+
+  it('while nothing is being written (waiting for a server): stops at once and says nothing is half-written (exit 130)', async () => {
+    await fs.mkdir(path.join(root, 'home', 'projects', '-work-quiet', 'memory'), { recursive: true });
+    // A sync server that takes the request and never answers: Ctrl-C while memdir waits for it.
+    const asked = new Set<() => void>();
+    const server = http.createServer(() => {
+      for (const tell of asked) tell();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const run = await memdir(['team', 'connect', '--project', '-work-quiet', '--server', url, '--team', 't', '--token-stdin'], (child) => {
+        asked.add(() => child.kill('SIGINT'));
+        child.stdin!.end(`mdt_0123456789abcdef_${'A'.repeat(43)}\n`);
+      });
+      expect(run.err).toBe('memdir team connect: stopped (Ctrl-C). No write was under way: nothing is half-written.\n');
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(130);
+      expect(run.out).toBe('');
+      expect(run.err).toBe('memdir team connect: stopped (Ctrl-C). No write was under way: nothing is half-written.\n');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

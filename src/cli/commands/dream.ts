@@ -123,6 +123,8 @@ function dreamJson(record: DreamRecord): Record<string, unknown> {
 /** `memdir dream`. */
 export const dreamCommand: CommandSpec = {
   name: ['dream'],
+  // Ctrl-C cancels the dream (its own rollback) / stops the server gracefully.
+  ownInterrupt: true,
   summary: "Consolidate a project's memory now: Orient, Gather, Consolidate, Prune, applied as one history entry.",
   args: [],
   options: {

@@ -138,6 +138,8 @@ export async function runServer(options: RunServerOptions, io: CliIo, signal: Ab
 
 export const serverCommand: CommandSpec = {
   name: ['server'],
+  // Ctrl-C / SIGTERM stop the server gracefully.
+  ownInterrupt: true,
   summary: 'Run the team memory sync server (SQLite by default, PostgreSQL for several servers).',
   args: [],
   options: {

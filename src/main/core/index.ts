@@ -8,3 +8,4 @@ export { confineOrNull, MemoryFileError, resolveInside } from './confined-path.j
 export { VERSION } from './version.js';
 export { processDataDir, resolveDataDir, workInDataDir } from './data-dir.js';
 export { mapStackTracesLazily } from './lazy-source-maps.js';
+export { isLockHeld, whenNoLockHeld } from './locks-held.js';

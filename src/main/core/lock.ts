@@ -33,6 +33,7 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { MemdirError } from '../../shared/errors.js';
 import { errCode } from './fs-errors.js';
+import { lockLetGo, lockTaken } from './locks-held.js';
 import { isProcessAlive } from './process.js';
 
 /** A Memdir lock could not be taken in time, or was lost while held. */
@@ -101,6 +102,7 @@ export async function acquireLock(lockPath: string, opts: LockOptions): Promise<
   try {
     const hold: Hold = { active: true, compromised: null };
     const releaseFile = await acquireFileLock(lockPath, deadline, opts, hold);
+    lockTaken();
     let released = false;
     return {
       get lost() {
@@ -113,6 +115,7 @@ export async function acquireLock(lockPath: string, opts: LockOptions): Promise<
         try {
           if (!hold.compromised) await releaseFile().catch(() => undefined);
         } finally {
+          lockLetGo();
           leaveQueue();
         }
       },
@@ -148,6 +151,7 @@ export async function withLock<T>(
     const where = typeof lockPath === 'string' ? lockPath : await lockPath();
     const hold: Hold = { active: true, compromised: null };
     const release = await acquireFileLock(where, deadline, opts, hold);
+    lockTaken();
     try {
       const result = await heldLocks.run(new Map([...(holds ?? []), [queueId, hold]]), fn);
       if (hold.compromised) throw new MemoryLockError('compromised', opts.lost, { cause: hold.compromised });
@@ -155,6 +159,7 @@ export async function withLock<T>(
     } finally {
       hold.active = false;
       if (!hold.compromised) await release().catch(() => undefined);
+      lockLetGo();
     }
   } finally {
     leaveQueue();

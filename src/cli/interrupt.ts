@@ -1,0 +1,56 @@
+/**
+ * Ctrl-C (SIGINT) or SIGTERM while a command runs, one way for every command. Node's default dies
+ * at once, wherever the command is: a merge half-way between its folders (put back only by the next
+ * merge command or the app's start), a change of several files part-made — and says nothing. Here:
+ * - no write under way (no Memdir lock held: locks-held.ts): the command stops at once, saying
+ *   nothing is half-written;
+ * - a write under way: it is finished first — the command stops as soon as no lock is held — and
+ *   the command says so when it stops; a second Ctrl-C stops at once, saying what that leaves.
+ * Exit 130 (SIGINT) or 143 (SIGTERM), as a shell reports a process the signal ended. A command that
+ * answers the signal itself (`memdir dream` cancels its dream, `memdir server` stops gracefully)
+ * says so in its spec (`ownInterrupt`) and is run without this.
+ */
+import { isLockHeld, whenNoLockHeld } from '../main/core/index.js';
+import type { CliIo } from './command.js';
+
+const EXIT_BY_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
+type Stop = keyof typeof EXIT_BY_SIGNAL;
+const KEY: Record<Stop, string> = { SIGINT: 'Ctrl-C', SIGTERM: 'SIGTERM' };
+
+/** Runs `run` (the command `name`) with Ctrl-C and SIGTERM as the module comment says. */
+export async function runInterruptibly(
+  name: string,
+  io: CliIo,
+  run: () => Promise<number>,
+  exit: (code: number) => void = (code) => process.exit(code),
+): Promise<number> {
+  let stopping = false;
+  const onSignal = (signal: Stop) => {
+    const code = EXIT_BY_SIGNAL[signal];
+    if (stopping) {
+      io.err(
+        `memdir ${name}: stopped at once (${KEY[signal]} again): the write under way may be part-made. History shows what changed; a merge, relink or import cut short is put back by the next \`memdir merge list\`.\n`,
+      );
+      exit(code);
+      return;
+    }
+    stopping = true;
+    if (!isLockHeld()) {
+      io.err(`memdir ${name}: stopped (${KEY[signal]}). No write was under way: nothing is half-written.\n`);
+      exit(code);
+      return;
+    }
+    io.err(`memdir ${name}: ${KEY[signal]}: finishing the write under way first, so nothing is left half-written (${KEY[signal]} again stops at once).\n`);
+    void whenNoLockHeld().then(() => {
+      io.err(`memdir ${name}: stopped after finishing the write under way: nothing is half-written (History has what it wrote).\n`);
+      exit(code);
+    });
+  };
+  const signals = Object.keys(EXIT_BY_SIGNAL) as Stop[];
+  for (const signal of signals) process.on(signal, onSignal);
+  try {
+    return await run();
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * How many of Memdir's locks this process holds now (lock.ts counts them). Every write Memdir makes
+ * to memory — one change, a whole merge turn, a sync — holds a lock while it writes, so none held
+ * means no write is under way: the CLI's Ctrl-C stops at once then, and otherwise waits for the
+ * count to reach zero, so a write is never cut half-way. No imports: the CLI loads it on every run.
+ */
+let held = 0;
+const waiting = new Set<() => void>();
+
+/** A lock was taken. */
+export function lockTaken(): void {
+  held++;
+}
+
+/** A lock was let go (or lost): whoever waits for none to be held is told once none is. */
+export function lockLetGo(): void {
+  held = Math.max(0, held - 1);
+  if (held > 0) return;
+  for (const resolve of [...waiting]) resolve();
+  waiting.clear();
+}
+
+/** Whether this process holds one of Memdir's locks now: a write is under way. */
+export function isLockHeld(): boolean {
+  return held > 0;
+}
+
+/** Resolves once this process holds none of Memdir's locks (at once when it holds none). */
+export function whenNoLockHeld(): Promise<void> {
+  return held === 0 ? Promise.resolve() : new Promise((resolve) => waiting.add(resolve));
+}
