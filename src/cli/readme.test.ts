@@ -83,6 +83,16 @@ describe('README', () => {
     expect(missing.map((n) => n.join(' '))).toEqual([]);
   });
 
+  it('names every option of every command in its README section (options are contracts too: session 40 found --max-body, --rate, merge --json unnamed)', () => {
+    const missing = COMMANDS.flatMap((spec) => {
+      const readme = sectionsOf(spec.name);
+      return Object.keys(spec.options)
+        .filter((option) => !new RegExp(`--${option}(?![a-z-])`).test(readme))
+        .map((option) => `memdir ${spec.name.join(' ')} --${option}`);
+    });
+    expect(missing).toEqual([]);
+  });
+
   it('documents the JSON of every command that prints JSON: its --help shows the shape, its README section names each field', () => {
     const gaps: string[] = [];
     for (const spec of COMMANDS.filter((c) => c.options.json)) {
