@@ -19,6 +19,8 @@ export interface OptionSpec {
   description: string;
   /** Shown in usage, e.g. H for --home H. */
   valueName?: string;
+  /** The command cannot run without it: refused before it runs, unbracketed in usage, "(required)" in --help. */
+  required?: true;
 }
 
 export interface CommandSpec {

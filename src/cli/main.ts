@@ -9,9 +9,14 @@ import { VERSION, resolveDataDir, workInDataDir } from '../main/core/index.js';
 import { visibleText } from '../shared/visible-text.js';
 import { failureSentence } from '../shared/failure-words.js';
 
+/** An option as usage and --help show it: `--name` or `--name VALUE`. */
+function flagOf(name: string, o: CommandSpec['options'][string]): string {
+  return o.type === 'boolean' ? `--${name}` : `--${name} ${o.valueName ?? name.toUpperCase()}`;
+}
+
 function usageLine(spec: CommandSpec): string {
   const opts = Object.entries(spec.options)
-    .map(([name, o]) => (o.type === 'boolean' ? `[--${name}]` : `[--${name} ${o.valueName ?? name.toUpperCase()}]`))
+    .map(([name, o]) => (o.required ? flagOf(name, o) : `[${flagOf(name, o)}]`))
     .join(' ');
   return ['memdir', ...spec.name, ...spec.args, opts].filter(Boolean).join(' ');
 }
@@ -21,10 +26,7 @@ export function commandHelp(spec: CommandSpec): string {
   const opts = Object.entries(spec.options);
   if (opts.length > 0) {
     lines.push('', 'Options:');
-    for (const [name, o] of opts) {
-      const flag = o.type === 'boolean' ? `--${name}` : `--${name} ${o.valueName ?? name.toUpperCase()}`;
-      lines.push(`  ${flag.padEnd(24)} ${o.description}`);
-    }
+    for (const [name, o] of opts) lines.push(`  ${flagOf(name, o).padEnd(24)} ${o.description}${o.required ? ' (required)' : ''}`);
   }
   if (spec.details) lines.push('', spec.details.trimEnd());
   return `${lines.join('\n')}\n`;
@@ -233,6 +235,8 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
         `expected ${spec.args.join(' ') || 'no arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}`,
       );
     }
+    for (const [name, o] of Object.entries(spec.options))
+      if (o.required && parsed.values[name] === undefined) throw new UsageError(`${flagOf(name, o)} is required: ${o.description}`);
     const run = () => spec.run({ positionals: parsed.positionals, values: parsed.values, io });
     if (spec.ownInterrupt) return await run();
     const { runInterruptibly } = await import('./interrupt.js');

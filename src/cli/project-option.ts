@@ -9,11 +9,16 @@ import { type CliIo, type OptionSpec, UsageError } from './command.js';
 import { homeFrom } from './commands/scan.js';
 import { locateProject, ProjectNotFoundError, type ProjectLocation, projectsRoot } from '../main/memdir/index.js';
 
+/** `--project` of a command that works on one project. */
 export const projectOption: OptionSpec = {
   type: 'string',
   valueName: 'PATH|DIR',
-  description: 'project directory, or its directory name under projects/ (required)',
+  description: 'project directory, or its directory name under projects/',
+  required: true,
 };
+
+/** `--project` of a command that also works without one (`memdir personal status`: the machine's state). */
+export const optionalProjectOption: OptionSpec = { type: 'string', valueName: 'PATH|DIR', description: projectOption.description };
 
 /** What `locateProject` is given for `--project target`. */
 export function projectTarget(target: string, home: string, cwd: string): string {

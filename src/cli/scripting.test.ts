@@ -151,3 +151,23 @@ describe('Ctrl-C (a real SIGINT)', () => {
     }
   });
 });
+
+describe('--help says which options a command cannot do without', () => {
+  it('a required option is unbracketed in the usage line and marked (required); an optional one is neither', async () => {
+    const [team, personal] = await Promise.all([memdir(['team', 'status', '--help']), memdir(['personal', 'status', '--help'])]);
+    expect(team.out).toContain('Usage: memdir team status --project PATH|DIR [--home H] [--json]\n');
+    expect(team.out).toMatch(/ {2}--project PATH\|DIR +project directory, or its directory name under projects\/ \(required\)\n/);
+    // personal status without --project is the machine's state: the option is optional.
+    expect(personal.out).toContain('Usage: memdir personal status [--project PATH|DIR] [--home H] [--json]\n');
+    expect(personal.out).not.toContain('(required)');
+  });
+
+  it('a required option left out is refused by name before the command runs (exit 2)', async () => {
+    const run = await memdir(['team', 'connect', '--project', '.', '--team', 't']);
+    expect(run).toMatchObject({
+      code: 2,
+      out: '',
+      err: 'memdir team connect: --server URL is required: the sync server, e.g. https://memdir.example.com. Run `memdir team connect --help`.\n',
+    });
+  });
+});

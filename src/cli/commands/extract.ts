@@ -42,7 +42,7 @@ export const extractCommand: CommandSpec = {
   summary: "Extract memories from a project's transcripts: the turns since the last extraction, written or queued for review.",
   args: [],
   options: {
-    project: { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' },
+    project: { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/', required: true },
     home: homeOption,
     'dry-run': { type: 'boolean', description: 'decide and report, write nothing, remember nothing (the turns stay new)' },
     offline: { type: 'boolean', description: 'no model: only "remember this" statements, as suggestions' },

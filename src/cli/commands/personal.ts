@@ -47,6 +47,7 @@ import {
   describeReport,
   locate,
   printConflicts,
+  optionalProjectOption,
   projectOption,
   resolveFromCli,
   syncExitCode,
@@ -152,7 +153,7 @@ export const personalConnectCommand: CommandSpec = {
     'passphrase-stdin': { type: 'boolean', description: 'read the passphrase from standard input (the next line)' },
     yes: { type: 'boolean', description: 'you have read what losing the passphrase means (needed when this sets it: the first machine)' },
     'allow-http': { type: 'boolean', description: 'allow plain http to a host other than this machine (contents stay encrypted; the token does not)' },
-    project: projectOption,
+    project: optionalProjectOption,
     identity: {
       type: 'string',
       valueName: 'NAME',
@@ -247,7 +248,7 @@ export const personalStatusCommand: CommandSpec = {
   name: ['personal', 'status'],
   summary: 'Personal sync on this machine: the account, and per project its identity, last pull and push, what waits and why, conflicts.',
   args: [],
-  options: { project: projectOption, home: homeOption, json: jsonOption },
+  options: { project: optionalProjectOption, home: homeOption, json: jsonOption },
   details: `Looks only at this machine (no request to the server).
 JSON: {"connected": bool, "account": {"server", "user", "member", "tokenId", "keyId", "connectedAt"} | null,
   "projects": [{"dir", "memoryDir", "identity", "projectId", "lastPullAt", "lastPushAt", "version", "files",
@@ -293,7 +294,7 @@ export const personalSyncCommand: CommandSpec = {
   summary:
     'Sync once: every project synced with your personal space (or one): pull (other machines win per file, your unpushed edits merged or kept as conflicts), then push.',
   args: [],
-  options: { project: projectOption, home: homeOption, json: jsonOption },
+  options: { project: optionalProjectOption, home: homeOption, json: jsonOption },
   details: `Deletions are never pushed: a file deleted here comes back. Files holding a secret are not uploaded, even
 encrypted. A server whose personal space is now encrypted with another key stops the sync before anything is
 written or sent (connect again with that passphrase).
@@ -347,7 +348,7 @@ export const personalResolveCommand: CommandSpec = {
   args: ['<id>'],
   options: {
     project: projectOption,
-    keep: { type: 'string', valueName: 'mine|server|both|merged', description: 'which version to keep (required)' },
+    keep: { type: 'string', valueName: 'mine|server|both|merged', description: 'which version to keep', required: true },
     file: { type: 'string', valueName: 'F', description: "with --keep merged: the merged text (else the sync's own three-way merge, when nothing overlaps)" },
     allow: allowSecretOption,
     home: homeOption,
@@ -368,7 +369,7 @@ export const personalDisconnectCommand: CommandSpec = {
   name: ['personal', 'disconnect'],
   summary: 'Stop syncing one project (--project), or disconnect this machine from your personal space; files, history and conflicts stay.',
   args: [],
-  options: { project: projectOption, home: homeOption, json: jsonOption },
+  options: { project: optionalProjectOption, home: homeOption, json: jsonOption },
   details: `Without --project, this machine forgets the account, its token and its key, and every project stops syncing;
 nothing is deleted on the server or here.
 JSON: {"disconnected": bool, "projects": n}`,

@@ -23,8 +23,8 @@ export const recallCommand: CommandSpec = {
     "Show which memories (at most 5) a query would load: exactly as Claude Code would (--claude-code), or Memdir's explained way (a model side query, or the local ranker).",
   args: [],
   options: {
-    project: { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' },
-    query: { type: 'string', valueName: 'TEXT', description: 'what the agent is about to work on (required)' },
+    project: { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/', required: true },
+    query: { type: 'string', valueName: 'TEXT', description: 'what the agent is about to work on', required: true },
     home: homeOption,
     'claude-code': {
       type: 'boolean',

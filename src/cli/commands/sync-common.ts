@@ -13,7 +13,7 @@ import { CREDENTIALS_FILE } from '../../main/settings/index.js';
 import { type TeamConnection, type TeamSync } from '../../main/team/index.js';
 import { readMergedTextFile } from '../merged-text-file.js';
 
-export { projectOption, locateProjectOption as locate } from '../project-option.js';
+export { optionalProjectOption, projectOption, locateProjectOption as locate } from '../project-option.js';
 
 export function dataDirOf(io: CliIo): string {
   return resolveDataDir(io.env);

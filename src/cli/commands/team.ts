@@ -86,8 +86,8 @@ export const teamConnectCommand: CommandSpec = {
   args: [],
   options: {
     project: projectOption,
-    server: { type: 'string', valueName: 'URL', description: 'the sync server, e.g. https://memdir.example.com (required)' },
-    team: { type: 'string', valueName: 'TEAM', description: 'the team name on that server (required)' },
+    server: { type: 'string', valueName: 'URL', description: 'the sync server, e.g. https://memdir.example.com', required: true },
+    team: { type: 'string', valueName: 'TEAM', description: 'the team name on that server', required: true },
     'token-stdin': { type: 'boolean', description: 'read the token from standard input (preferred)' },
     token: {
       type: 'string',
@@ -266,7 +266,7 @@ export const teamResolveCommand: CommandSpec = {
   args: ['<id>'],
   options: {
     project: projectOption,
-    keep: { type: 'string', valueName: 'mine|server|both|merged', description: 'which version to keep (required)' },
+    keep: { type: 'string', valueName: 'mine|server|both|merged', description: 'which version to keep', required: true },
     file: { type: 'string', valueName: 'F', description: "with --keep merged: the merged text (else the sync's own three-way merge, when nothing overlaps)" },
     allow: allowSecretOption,
     home: homeOption,
