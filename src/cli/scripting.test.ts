@@ -103,9 +103,12 @@ describe('Ctrl-C (a real SIGINT)', () => {
 
     const run = await memdir(['merge', '-work-big', '-work-app', '--force', '--yes', '--json'], (child) => {
       // Ctrl-C once the merge is writing the folders (its intent is on disk).
+      // Once: a check still under way when the first saw it would press Ctrl-C a second time.
+      let sent = false;
       const poll = setInterval(() => {
         void exists(journal).then((writing) => {
-          if (!writing) return;
+          if (!writing || sent) return;
+          sent = true;
           clearInterval(poll);
           child.kill('SIGINT');
         });
