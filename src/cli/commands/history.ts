@@ -1,3 +1,4 @@
+import type { TakenBack } from '../../main/team/index.js';
 import { type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { plural, table } from '../format.js';
 import { locateProject, MemoryError, restoreRevision } from '../../main/memdir/index.js';
@@ -87,6 +88,9 @@ A whole-snapshot restore retires a team memory the sync server holds instead of 
 removed, the next sync would bring it back), and a note says so.
 The restore is itself recorded in history (source "restore"), so \`memdir undo <project> <its rev>\` undoes it.
 A restore that takes back the last of a dream's changes marks the dream reverted (\`memdir dream list\`).
+A restore of a file to before a team or personal sync conflict's resolution (the file alone, or the whole directory)
+opens that conflict again, as \`memdir undo\` of the resolution does (yours still kept, to choose again; a note says
+so); undoing the restore resolves it again.
 JSON: {"restored": {"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]} (the history entry it wrote, as
 \`memdir history\` lists it) or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
@@ -116,6 +120,8 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [{"path", "stat
     });
     // A dream whose changes the restore took back says so in `memdir dream list`.
     await dreamsFor(io, home).followUndo(loc.memoryDir, null, { entry, notes });
+    // A sync conflict resolved after that point is open again, as its Undo opens it (undoing the restore resolves it again).
+    if (entry) notes.push(...(await followTakenBack(loc.memoryDir, dataDir, { restoredTo: rev }, entry.rev)));
     if (values.json) printJson(io, { restored: entry, notes });
     else {
       io.out(
@@ -166,7 +172,8 @@ then undone whole anyway, kept in history).
 Undoing a dream's entry marks the dream reverted (\`memdir dream list\`); undoing that undo, or a dream revert's
 entry, marks it back (its Revert works again) — in every directory a relink or merge turned with it, each dream by its own entry there.
 Undoing the entry of a team or personal sync conflict's resolution (\`memdir team|personal resolve\`, the app's) opens the
-conflict again (yours still kept, to choose again), as the app's Undo does; undoing that undo resolves it again.
+conflict again (yours still kept, to choose again; a note says so), as the app's Undo does; undoing that undo resolves
+it again. While it is open the file holds the synced version as the pull left it: the next sync does not push it back.
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]} (the history entry it wrote, as
 \`memdir history\` lists it) or null when nothing changed, "notes": [sentence]}
 ${RECOVERED_HELP}`,
@@ -184,8 +191,8 @@ ${RECOVERED_HELP}`,
         // A dream whose entry this undid (or whose revert it undid) says so in `memdir dream list`.
         await dreamsFor(io, home).followUndo(loc.memoryDir, positionals[1]!, done);
         // A sync conflict whose resolution this undid is open again (a Redo resolves it again), as History's Undo does.
-        await followUndoneResolutions(loc.memoryDir, resolveDataDir(io.env), positionals[1]!, done.entry?.rev ?? null);
-        return done;
+        const reopened = await followTakenBack(loc.memoryDir, resolveDataDir(io.env), { undone: positionals[1]! }, done.entry?.rev ?? null);
+        return { ...done, notes: [...done.notes, ...reopened] };
       })
       .catch((error: unknown) => {
         // The app offers "Undo anyway" on the conflict; here it is a flag.
@@ -204,15 +211,18 @@ ${RECOVERED_HELP}`,
 };
 
 /**
- * After `memdir undo` of entry `undone` (by the new entry `by`): the team and personal sync conflicts
- * of the project follow it through their sync client's own rule (TeamSync `followUndo`, the one the
- * app's engines run), opened here for what needs no server. Loaded only when an undo is done.
+ * After `memdir undo` or `memdir restore` (`taken`, by the new entry `by`): the team and personal sync
+ * conflicts of the project follow it through their sync client's own rule (TeamSync `followUndo`, the
+ * one the app's engines run), opened here for what needs no server; a note for each it opened or
+ * resolved again. Loaded only when one is done.
  */
-async function followUndoneResolutions(memoryDir: string, dataDir: string, undone: string, by: string | null): Promise<void> {
+async function followTakenBack(memoryDir: string, dataDir: string, taken: TakenBack, by: string | null): Promise<string[]> {
   const { ConnectionStore, TeamSync } = await import('../../main/team/index.js');
   const { openPersonalSyncLocal, personalConnections } = await import('../../main/personal/index.js');
+  const notes: string[] = [];
   const team = await new ConnectionStore(dataDir).forMemoryDir(memoryDir);
-  if (team) await (await TeamSync.open({ connection: team, token: '', dataDir, dir: team.dir })).followUndo(undone, by);
+  if (team) notes.push(...(await (await TeamSync.open({ connection: team, token: '', dataDir, dir: team.dir })).followUndo(taken, by)));
   const personal = await personalConnections(dataDir).forMemoryDir(memoryDir);
-  if (personal) await (await openPersonalSyncLocal(personal, dataDir)).followUndo(undone, by);
+  if (personal) notes.push(...(await (await openPersonalSyncLocal(personal, dataDir)).followUndo(taken, by)));
+  return notes;
 }

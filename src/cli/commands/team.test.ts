@@ -273,6 +273,9 @@ describe('memdir team', () => {
     expect(json.undo).toBe(`memdir undo -work-app ${json.rev.slice(0, 10)}`);
     const undone = await memdir([...json.undo.split(' ').slice(1), '--home', home, '--json']);
     expect(undone.code).toBe(0);
+    expect((JSON.parse(undone.out) as { notes: string[] }).notes).toEqual([
+      'The team sync conflict on team/project_api.md is open again: your version is still kept, to choose again.',
+    ]);
     expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).toBe('The design team: v3 on 2026-06-01.\n');
     // Before: the conflict stayed resolved (kept both) and the choice was gone; yours only in history.
     const reopened = await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json']);
@@ -280,6 +283,13 @@ describe('memdir team', () => {
     const again = (JSON.parse(reopened.out) as { conflicts: { id: string; mine: string; reopened: { take: string } }[] }).conflicts;
     expect(again).toEqual([expect.objectContaining({ id: conflict!.id, reopened: expect.objectContaining({ take: 'both' }) })]);
     expect(again[0]!.mine).toContain('v2 on 2026-04-01.');
+    // The next sync pushes nothing: the reopened file holds the team's exact bytes, no edit of yours
+    // (before, it went up as a local edit: the team's text again, over the resolution, noise in the team's history).
+    const reader = (await issueToken(store, 'design', 'dina')).token;
+    const onServer = (await serverEntries(server.url, 'design', reader))['project_api.md'];
+    const quiet = JSON.parse((await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json'])).out) as { push: { uploaded: string[] } };
+    expect(quiet.push.uploaded).toEqual([]);
+    expect((await serverEntries(server.url, 'design', reader))['project_api.md']).toBe(onServer);
     // Undoing that undo (a redo) resolves it again, as it was.
     const rev = (JSON.parse(undone.out) as { undone: { rev: string } }).undone.rev;
     expect((await memdir(['undo', '-work-app', rev.slice(0, 10), '--home', home])).code).toBe(0);
@@ -290,6 +300,28 @@ describe('memdir team', () => {
     });
     const status = JSON.parse((await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: unknown[] };
     expect(status.conflicts).toEqual([]);
+
+    // A restore to before the resolution does what its Undo does: the file as the pull left it, the conflict open again
+    // (before: the file went back and the conflict stayed resolved, the choice gone); undoing the restore resolves it again.
+    const restored = await memdir(['restore', '-work-app', `${json.rev.slice(0, 12)}~1`, 'team/project_api.md', '--home', home, '--json']);
+    expect(restored.code).toBe(0);
+    expect((JSON.parse(restored.out) as { notes: string[] }).notes).toContain(
+      'The team sync conflict on team/project_api.md is open again: your version is still kept, to choose again.',
+    );
+    expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).toBe('The design team: v3 on 2026-06-01.\n');
+    const open = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as {
+      conflicts: { id: string; reopened: { take: string } }[];
+    };
+    expect(open.conflicts).toEqual([expect.objectContaining({ id: conflict!.id, reopened: expect.objectContaining({ take: 'both' }) })]);
+    const restoreRev = (JSON.parse(restored.out) as { restored: { rev: string } }).restored.rev;
+    expect(await memdir(['undo', '-work-app', restoreRev.slice(0, 10), '--home', home])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('The team sync conflict on team/project_api.md is resolved again, as you had (kept both versions).'),
+    });
+    expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).toBe(both);
+    expect(
+      (JSON.parse((await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: unknown[] }).conflicts,
+    ).toEqual([]);
   });
 
   it('an overlapping edit: conflicts shows the three-way proposal; resolve --keep merged --file writes and pushes the edited merge', async () => {

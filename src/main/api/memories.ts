@@ -215,8 +215,14 @@ export const memoryHandlers: Pick<
     });
     // A dream whose changes the restore took back says so on the Dream tab.
     await ctx.dreams.followUndo(project.memoryDir, null, done);
+    // A team or personal sync conflict resolved after that point is open again, as its Undo opens it (undoing the restore resolves it again).
+    const taken = { restoredTo: rev };
+    const reopened = [
+      ...(await ctx.team.followUndo(dir, taken, done.entry?.rev ?? null)),
+      ...(await ctx.personal.followUndo(dir, taken, done.entry?.rev ?? null)),
+    ];
     ctx.changed(dir, project.memoryDir);
-    return done;
+    return { ...done, notes: [...done.notes, ...reopened] };
   },
   async 'history.plan'({ dir, rev, file }, ctx) {
     const { project } = await ctx.where(dir, 'private');
@@ -231,11 +237,15 @@ export const memoryHandlers: Pick<
     // A dream whose entry this undid (or whose revert it undid) says so on the Dream tab.
     await ctx.dreams.followUndo(project.memoryDir, rev, done);
     // A team or personal sync conflict whose resolution this undid is open again (a Redo resolves it again).
-    await ctx.team.followUndo(dir, rev, done.entry?.rev ?? null);
-    await ctx.personal.followUndo(dir, rev, done.entry?.rev ?? null);
+    const taken = { undone: rev };
+    const reopened = [
+      ...(await ctx.team.followUndo(dir, taken, done.entry?.rev ?? null)),
+      ...(await ctx.personal.followUndo(dir, taken, done.entry?.rev ?? null)),
+    ];
     ctx.changed(dir, project.memoryDir);
     // The other directories a merge's turn changed (done.elsewhere) were for the dreams: the answer is this project's entry and notes.
-    const { entry, notes } = done;
+    const { entry } = done;
+    const notes = [...done.notes, ...reopened];
     return { entry, notes: recovered ? [recovered, ...notes] : notes };
   },
   async 'history.deleted'({ dir }, ctx) {

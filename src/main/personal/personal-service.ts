@@ -15,6 +15,7 @@ import {
   PERSONAL_SPACE,
   type Running,
   SyncScheduler,
+  type TakenBack,
   type TeamConnection,
   type TeamHost,
   type TeamServiceOptions,
@@ -276,13 +277,15 @@ export class PersonalService {
   }
 
   /**
-   * After History's Undo of entry `undone` (by the new entry `by`) in project `dir`: a personal sync
+   * After History's Undo or "Restore this version" (`taken`, by the new entry `by`) in project `dir`: a personal sync
    * conflict resolution it took back is open again, one a Redo put back is resolved again — the
-   * team's rule (TeamSync `followUndo`). A project not synced (or no key here) has nothing to follow.
+   * team's rule (TeamSync `followUndo`); a sentence for each. A project not synced (or no key here) has nothing to follow.
    */
-  async followUndo(dir: string, undone: string, by: string | null): Promise<void> {
+  async followUndo(dir: string, taken: TakenBack, by: string | null): Promise<string[]> {
     const { connection } = await this.located(dir);
     const running = connection ? await this.scheduler.engine(connection).catch(() => null) : null;
-    if (running && (await running.sync.followUndo(undone, by))) this.host.events.publish({ type: 'personal-changed', dir });
+    const notes = running ? await running.sync.followUndo(taken, by) : [];
+    if (notes.length > 0) this.host.events.publish({ type: 'personal-changed', dir });
+    return notes;
   }
 }

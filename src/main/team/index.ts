@@ -34,4 +34,5 @@ export { PERSONAL_SPACE } from './sync-space.js';
 export { type CommitOutcome, type Conditional, type PulledEntries, type PutOutcome, type SpaceClient, TeamClient, TeamClientError } from './team-client.js';
 export { TeamPathError } from './team-paths.js';
 export { type TeamHost, TeamService, type TeamServiceOptions } from './team-service.js';
+export type { TakenBack } from './sync/conflicts.js';
 export { TeamSync, TeamSyncError, type TeamSyncOptions } from './team-sync.js';

@@ -322,6 +322,27 @@ describe('team sync in the app', () => {
     await ok(b.api, 'team.sync', { dir: '-work-app' });
     await ok(a.api, 'team.sync', { dir: '-work-app' });
     expect(await fs.readFile(path.join(a.memoryDir, 'team', 'project_deploys.md'), 'utf8')).toBe(mine);
+
+    // History's "Restore this version" from before the resolution does what its Undo does: the team's version
+    // on disk and the conflict open again (before: the file went back and the conflict stayed resolved).
+    await ok(b.api, 'history.restore', { dir: '-work-app', rev: `${resolved.rev}~1` });
+    expect(await fs.readFile(file, 'utf8')).toBe(theirs);
+    const restored = await ok<{ state: string; conflicts: { id: string; reopened: { take: string } | null }[] }>(b.api, 'team.status', { dir: '-work-app' });
+    expect(restored.state).toBe('conflicts');
+    expect(restored.conflicts).toEqual([expect.objectContaining({ id: conflict!.id, reopened: expect.objectContaining({ take: 'mine' }) })]);
+    // The team's earlier bytes on disk are no edit of this machine's: not pushed back over the resolution.
+    const quiet = await ok<{ push: { uploaded: string[] } }>(b.api, 'team.sync', { dir: '-work-app' });
+    expect(quiet.push.uploaded).toEqual([]);
+    // A newer team version goes over them as any pull's would (no second conflict); the choice is still open.
+    const newer = topic('Deploys', 'project', 'No deploys on Fridays.\nRollbacks need two reviewers.\nB: never on red CI.\nA: and a changelog.');
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_deploys.md'), newer);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    const pulled = await ok<{ pull: { written: string[]; conflicts: string[] } }>(b.api, 'team.sync', { dir: '-work-app' });
+    expect(pulled.pull).toMatchObject({ written: ['project_deploys.md'], conflicts: [] });
+    expect(await fs.readFile(file, 'utf8')).toBe(newer);
+    expect((await ok<{ conflicts: { id: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.map((c) => c.id)).toEqual([conflict!.id]);
+    await ok(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
+    expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('synced');
   });
 
   it('raises a secret alert (event included), then redacts it in place with a history entry, and the file goes up', async () => {

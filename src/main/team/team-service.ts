@@ -30,6 +30,7 @@ import { sharedKeyRefusals } from './shared-keys.js';
 import { type Running, type SchedulerOptions, SyncScheduler } from './sync-scheduler.js';
 import { TEAM_SPACE } from './sync-space.js';
 import { checkTeamDir, resolveTeamKey } from './team-paths.js';
+import type { TakenBack } from './sync/conflicts.js';
 import { type RetryPolicy, TeamSync, TeamSyncError } from './team-sync.js';
 
 /** What the app gives (AppContext satisfies it). */
@@ -282,14 +283,16 @@ export class TeamService {
   }
 
   /**
-   * After History's Undo of entry `undone` (by the new entry `by`) in project `dir`: a team conflict
-   * resolution it took back is open again, one a Redo put back is resolved again (sync/conflicts.ts
-   * `followUndoneResolution`). A project not connected has no conflicts: nothing to follow.
+   * After History's Undo or "Restore this version" (`taken`, by the new entry `by`) in project `dir`: a
+   * team conflict resolution it took back is open again, one a Redo put back is resolved again
+   * (sync/conflicts.ts `followTakenBack`); a sentence for each. A project not connected has no conflicts: nothing to follow.
    */
-  async followUndo(dir: string, undone: string, by: string | null): Promise<void> {
+  async followUndo(dir: string, taken: TakenBack, by: string | null): Promise<string[]> {
     const { connection } = await this.connectionOf(dir);
     const running = connection ? await this.scheduler.engine(connection) : null;
-    if (running && (await running.sync.followUndo(undone, by))) this.host.events.publish({ type: 'team-changed', dir });
+    const notes = running ? await running.sync.followUndo(taken, by) : [];
+    if (notes.length > 0) this.host.events.publish({ type: 'team-changed', dir });
+    return notes;
   }
 
   /** Move a memory between private and team (a secret in its name only when allowed); a connected project syncs it soon after. */

@@ -23,7 +23,7 @@ import { MemoryLockError } from '../core/lock.js';
 import { TeamClientError } from './team-client.js';
 import { type TeamDir, TeamPathError, checkTeamDir } from './team-paths.js';
 import { lockSyncState } from './sync-state.js';
-import { conflictDetail, followUndoneResolution, resolveConflict, shownConflict } from './sync/conflicts.js';
+import { type TakenBack, conflictDetail, followTakenBack, resolveConflict, shownConflict } from './sync/conflicts.js';
 import { type Cycle, SyncEngine, type TeamSyncOptions, TeamSyncError, emptyReport } from './sync/engine.js';
 import { pull, verifyPushed } from './sync/pull.js';
 import { computeDelta } from './sync/delta.js';
@@ -348,8 +348,11 @@ export class TeamSync {
     return { ...done, report };
   }
 
-  /** The entry `undone` was undone by `by`: a resolution it wrote is taken back (its conflict open again), or put back by a Redo. */
-  async followUndo(undone: string, by: string | null): Promise<boolean> {
-    return this.exclusive(() => followUndoneResolution(this.e, undone, by));
+  /**
+   * An Undo or a restore (`taken`) wrote the entry `by`: a resolution it took back has its conflict open
+   * again, one a Redo put back is resolved again (sync/conflicts.ts `followTakenBack`, the one rule).
+   */
+  async followUndo(taken: TakenBack, by: string | null): Promise<string[]> {
+    return this.exclusive(() => followTakenBack(this.e, taken, by));
   }
 }

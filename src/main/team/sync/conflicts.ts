@@ -12,7 +12,7 @@
 import { mergedTextProblem } from '../../../shared/conflict-markers.js';
 import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
 import { unionWithOverlaps } from '../../../shared/line-union.js';
-import { readEntry, transact } from '../../history/index.js';
+import { everyLaterChange, readEntry, transact } from '../../history/index.js';
 import { refuseNewSecrets } from '../../secrets/index.js';
 import { sha256Hex } from '../hash-cache.js';
 import { type TeamFile, checkTeamDir, resolveTeamKey } from '../team-paths.js';
@@ -161,30 +161,76 @@ export async function resolveConflict(
 }
 
 /**
- * The history entry `undone` was undone by the entry `by` (History's Undo, a toast's, `memdir
- * undo`): a conflict that entry resolved is open again — the file is back as the pull left it, the
- * kept version is still kept, the person chooses again; and one whose resolution an earlier Undo
- * took back (`undone` is that Undo: a Redo) is resolved again, as it was. `undone`: any form of the
- * entry's id `readEntry` takes. Whether any changed.
+ * What took a change back: History's Undo of the entry `undone` (a toast's, `memdir undo`), or a
+ * restore to how things were at `restoredTo` (History's "Restore this version", `memdir restore`:
+ * the whole folder or one file). Each rev in any form `readEntry` takes (`3cf96d2a1b`, `3cf96d2~1`).
  */
-export async function followUndoneResolution(e: SyncEngine, undone: string, by: string | null): Promise<boolean> {
+export type TakenBack = { undone: string } | { restoredTo: string };
+
+/**
+ * The one rule for a conflict whose resolution was taken back (the app's engines and the CLI run
+ * it), with `by` the entry the Undo or restore wrote: a conflict it took the resolution of is open
+ * again — the file is back as the pull left it (or as it was then), the kept version is still kept,
+ * the person chooses again. An Undo takes back the resolution whose entry it undid; a restore, every
+ * resolution written after the point it restored to, on a file it wrote. One whose resolution an
+ * earlier Undo or restore took back (`undone` is that one's entry: a Redo) is resolved again, as it
+ * was. A sentence for each conflict it changed (none: nothing changed), for the notes of the Undo or restore.
+ */
+export async function followTakenBack(e: SyncEngine, taken: TakenBack, by: string | null): Promise<string[]> {
   const follows = e.state.conflicts.some((c) => (c.status === 'resolved' && c.resolvedRev) || (c.status === 'open' && c.reopened));
-  if (!follows) return false;
+  if (!follows) return [];
   // `undone` as a door names it (`memdir undo <project> 3cf96d2a1b`): the entry's full id, as the records keep it.
-  undone = (await readEntry(e.memoryDir, undone, { dataDir: e.options.dataDir }).catch(() => null))?.rev ?? undone;
-  let changed = false;
+  const undone =
+    'undone' in taken ? ((await readEntry(e.memoryDir, taken.undone, { dataDir: e.options.dataDir }).catch(() => null))?.rev ?? taken.undone) : null;
+  const takesBack = 'restoredTo' in taken ? await restoredResolutions(e, taken.restoredTo, by) : (c: TeamConflict) => c.resolvedRev === undone;
+  const notes: string[] = [];
+  const sync = e.space.kind === 'team' ? 'team sync' : 'personal sync';
   for (const c of e.state.conflicts) {
-    if (c.status === 'resolved' && c.resolvedRev === undone && c.resolution && (await e.stateFile.readConflictBytes(c))) {
+    if (c.status === 'resolved' && c.resolvedRev && c.resolution && takesBack(c) && (await e.stateFile.readConflictBytes(c))) {
       Object.assign(c, { status: 'open', reopened: by ? { rev: by, take: c.resolution } : null, resolution: null, resolvedAt: null, resolvedRev: null });
-      changed = true;
-    } else if (c.status === 'open' && c.reopened?.rev === undone) {
+      notes.push(`The ${sync} conflict on ${e.rel(await shownKey(c.key))} is open again: your version is still kept, to choose again.`);
+    } else if (undone && c.status === 'open' && c.reopened?.rev === undone) {
       Object.assign(c, { status: 'resolved', resolution: c.reopened.take, resolvedAt: e.now().toISOString(), resolvedRev: by, reopened: null });
-      changed = true;
+      notes.push(`The ${sync} conflict on ${e.rel(await shownKey(c.key))} is resolved again, as you had (${RESOLVED_AS[c.resolution!]}).`);
     }
   }
-  if (changed) {
+  if (notes.length > 0) {
     e.dirty = true;
     await e.persist();
   }
-  return changed;
+  return notes;
+}
+
+/** A resolution as the notes say it, in the words of its history entry (`server` writes none: never reopened). */
+const RESOLVED_AS: Record<ConflictResolution, string> = {
+  server: 'kept the synced version',
+  mine: 'took your version',
+  both: 'kept both versions',
+  merge: 'merged both versions',
+};
+
+/** Which resolved conflicts a restore to `restoredTo` (its entry `by`) took the resolution of (see followTakenBack). */
+async function restoredResolutions(e: SyncEngine, restoredTo: string, by: string | null): Promise<(c: TeamConflict) => boolean> {
+  const history = { dataDir: e.options.dataDir };
+  // A restore that wrote nothing took nothing back; one that did, only on the files it wrote.
+  const wrote = by ? ((await readEntry(e.memoryDir, by, history).catch(() => null))?.files ?? []) : [];
+  const after = new Map<string, Set<string>>();
+  for (const c of e.state.conflicts) {
+    const rel = e.rel(c.key);
+    if (c.status !== 'resolved' || !c.resolvedRev || after.has(rel) || !wrote.some((f) => f.path === rel)) continue;
+    const later = await everyLaterChange(e.memoryDir, restoredTo, rel, history).catch(() => []);
+    after.set(rel, new Set(later.map((l) => l.entry.rev)));
+  }
+  return (c) => !!c.resolvedRev && (after.get(e.rel(c.key))?.has(c.resolvedRev) ?? false);
+}
+
+/**
+ * Whether `sha` (a file of `key` now) is exactly the version the team had when an open conflict on
+ * it was kept: the file as the pull left it, no edit of this machine's. After an Undo or a restore
+ * opened a resolved conflict again, the server holds the resolution and this file the team's
+ * earlier bytes: neither a change to push (it would put the team's own text up again over the
+ * resolution) nor one a newer pull must keep as a conflict — the person's choice is still to come.
+ */
+export function holdsPulledVersion(e: SyncEngine, key: string, sha: string): boolean {
+  return e.state.conflicts.some((c) => c.status === 'open' && c.key === key && c.serverSha === sha);
 }

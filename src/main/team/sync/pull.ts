@@ -27,7 +27,7 @@ import { maskedForShowing } from '../../secrets/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
-import { keepConflict } from './conflicts.js';
+import { holdsPulledVersion, keepConflict } from './conflicts.js';
 import { shownKey } from './delta.js';
 import { type LineMerge, mergeLines } from '../../../shared/line-merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
@@ -53,7 +53,8 @@ function decide(e: SyncEngine, key: string, local: string | null, server: string
   const base = e.base.get(key);
   if (local === server) return 'same';
   if (local !== null && server === base) return 'keep-local';
-  if (local === null || local === base) return 'write';
+  // A conflict opened again (an Undo, a restore) left the team's earlier bytes: the team's newer version goes over them.
+  if (local === null || local === base || holdsPulledVersion(e, key, local)) return 'write';
   return 'conflict';
 }
 
