@@ -2,6 +2,7 @@
  * `memdir personal` end to end on loopback (issue 18, item 5): two machines (own home, own data
  * dir, the project at its own path) connect to one personal space through the command, in-process.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -168,5 +169,64 @@ describe('memdir personal', () => {
     expect(JSON.parse(off.out)).toEqual({ disconnected: true, projects: 1 });
     expect(await fs.readFile(path.join(desktop!.memoryDir, 'user_me.md'), 'utf8')).toContain('I use Vim.');
     expect((await memdir(desktop!, ['personal', 'status', '--json'])).out).toContain('"connected": false');
+  });
+
+  it('`memdir undo` of a resolution opens the conflict again (a note says so), the next sync pushes nothing back, and undoing the undo resolves it again', async () => {
+    const { laptop } = machines;
+    // A third machine whose checkout is a real git repository with its remote (no commit): recognised by it.
+    const tablet = await machine('tablet', 'dev/app', 'unused');
+    await fs.rm(path.join(tablet.repo, '.git'), { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: tablet.repo, stdio: 'pipe' });
+    git('init', '-q');
+    git('remote', 'add', 'origin', 'git@github.com:ann/app.git');
+    const token = (await issuePersonalToken(store, 'ann', 'tablet')).token;
+    const down = await memdir(tablet, ['personal', 'connect', '--server', server.url, '--project', tablet.repo, '--json'], {
+      env: { MEMDIR_PERSONAL_TOKEN: token, MEMDIR_PASSPHRASE: PASSPHRASE },
+    });
+    expect(down.code).toBe(0);
+    expect(JSON.parse(down.out).sync.pull.written).toContain('feedback_style.md');
+    const file = path.join(tablet.memoryDir, 'feedback_style.md');
+    const head = '---\nname: Style\ndescription: Small functions\ntype: feedback\n---\nKeep functions short.\n';
+    const theirs = `${head}Name things for what they do.\n`;
+    const mine = `${head}Tests first.\n`;
+    await fs.writeFile(path.join(laptop!.memoryDir, 'feedback_style.md'), theirs);
+    expect((await memdir(laptop!, ['personal', 'sync', '--project', laptop!.repo])).code).toBe(0);
+    await fs.writeFile(file, mine);
+    expect((await memdir(tablet, ['personal', 'sync', '--project', tablet.repo])).code).toBe(1);
+    expect(await fs.readFile(file, 'utf8')).toBe(theirs);
+    const [conflict] = (
+      JSON.parse((await memdir(tablet, ['personal', 'conflicts', '--project', tablet.repo, '--json'])).out) as { conflicts: { id: string }[] }
+    ).conflicts;
+    const resolved = JSON.parse((await memdir(tablet, ['personal', 'resolve', conflict!.id, '--project', tablet.repo, '--keep', 'mine', '--json'])).out) as {
+      undo: string;
+    };
+    expect(await fs.readFile(file, 'utf8')).toBe(mine);
+
+    // The command it prints, as History's Undo: the other machine's version back, the conflict open again, said in a note.
+    expect(resolved.undo).toMatch(/^memdir undo \S+ [0-9a-f]{10}$/);
+    const undone = await memdir(tablet, [...resolved.undo.split(' ').slice(1), '--json']);
+    expect(undone.code).toBe(0);
+    const undoneJson = JSON.parse(undone.out) as { undone: { rev: string }; notes: string[] };
+    expect(undoneJson.notes).toEqual(['The personal sync conflict on feedback_style.md is open again: your version is still kept, to choose again.']);
+    expect(await fs.readFile(file, 'utf8')).toBe(theirs);
+    const open = await memdir(tablet, ['personal', 'conflicts', '--project', tablet.repo, '--json']);
+    expect(open.code).toBe(1);
+    expect((JSON.parse(open.out) as { conflicts: { id: string; mine: string; reopened: { take: string } }[] }).conflicts).toEqual([
+      expect.objectContaining({ id: conflict!.id, mine, reopened: expect.objectContaining({ take: 'mine' }) }),
+    ]);
+    // The other machine's bytes on disk are no edit here: nothing goes back up over the resolution.
+    const quiet = JSON.parse((await memdir(tablet, ['personal', 'sync', '--project', tablet.repo, '--json'])).out) as {
+      projects: { push: { uploaded: string[] } }[];
+    };
+    expect(quiet.projects[0]!.push.uploaded).toEqual([]);
+
+    // Undoing the undo resolves it again, as it was.
+    const redone = await memdir(tablet, ['undo', path.basename(path.dirname(tablet.memoryDir)), undoneJson.undone.rev.slice(0, 10)]);
+    expect(redone).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('The personal sync conflict on feedback_style.md is resolved again, as you had (took your version).'),
+    });
+    expect(await fs.readFile(file, 'utf8')).toBe(mine);
+    expect((await memdir(tablet, ['personal', 'conflicts', '--project', tablet.repo])).code).toBe(0);
   });
 });
