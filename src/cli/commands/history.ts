@@ -152,7 +152,8 @@ A pointer line it wrote and someone edited since, which the undo would take away
 (naming MEMORY.md and the memory; --overwrite-changed takes it away, and a note says so). No MEMORY.md is left
 where there was none before the change unless a line added since is in it, nor one the undo empties.
 A memory file a later change touched (edited, deleted, renamed, written again) stops the undo (exit 2, nothing
-written), naming that change: undo the later changes first, newest first, or pass --overwrite-changed. Undoing
+written), naming that change: undo the later changes first, newest first, or pass --overwrite-changed. One written
+again with exactly the text the undo puts back (a team sync pulled it back, say) lost nothing and does not stop it. Undoing
 anyway a rename whose memory a later change edited, deleted or renamed on brings the memory back once, under its
 old name and as it is now (a rename undone changes the name, not the text): its later name goes, and the later
 deletes and renames count as undone (never a second copy) — undoing one of the later edits takes it out of the

@@ -365,7 +365,8 @@ reversed while lines added since stay (a memory written after the merge keeps it
 there was none before the merge, unless a line added since is in it. A team memory it brought that the sync server
 holds now (pushed since) is retired instead of deleted (its text emptied, its pointers gone; a note says so).
 Refused, with nothing written, for the reasons and in the sentences of undoing its turn with \`memdir undo\` (every
-directory is checked before any is written): a memory file it changed was changed since, or a MEMORY.md line it wrote
+directory is checked before any is written): a memory file it changed was changed since (not one holding exactly the
+text the undo puts back, as a team sync pulling a moved team memory back into the old folder leaves it), or a MEMORY.md line it wrote
 was edited since (the sentence names MEMORY.md and the memory), or a conflict was resolved (unless
 --overwrite-changed: what was there stays in history, and a note says which edited lines went), a memory it
 brings back would sit beside another holding its name in another Unicode form, a file at a name it writes is not UTF-8 or is a

@@ -6,9 +6,11 @@
  * revertIndexChange; a line both the entry and a later edit changed stops the undo, quoting it,
  * unless undone anyway), and a topic file a later change touched — edited, deleted, renamed,
  * written again — stops the undo with a sentence naming that change, unless the caller says to
- * overwrite (what is there now stays in history either way). Changes are undone newest first: a
- * file a later change put back as it was before the entry is touched too (undoing a rename
- * whose new name was deleted since would otherwise bring the memory back twice). Overwriting
+ * overwrite (what is there now stays in history either way). A file that holds exactly the text the
+ * undo would write back (a team sync pulled a memory a merge moved back into its old folder) lost
+ * nothing: it does not stop the undo. Changes are undone newest first: a file a later change
+ * deleted as it was before the entry is touched too (undoing a rename whose new name was deleted
+ * since would otherwise bring the memory back twice). Overwriting
  * never makes a second copy of a memory, nor takes away another: undoing anyway a rename whose
  * memory a later change touched (edited, deleted, renamed on) follows the memory from its new
  * name, brings it back under its old name as it is now (undoing a rename changes the name, not the
@@ -219,7 +221,9 @@ export async function undoChange(
       }
       // Before the plain refusal too: it would offer an undo anyway that cannot be done.
       await refuseAnotherAtOldName(opts.memoryDir, target, plan, back, history);
-      const touched = files.filter((p) => p.now !== p.after);
+      // Changed since: not as the entry left it — unless it holds the very bytes the undo writes back (a team sync
+      // pulled a moved memory back into its old folder): nothing of it is lost. One put back as deleted still counts.
+      const touched = files.filter((p) => p.now !== p.after && !(p.before !== null && p.now === p.before));
       const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
       // Each index reversed line by line (revertIndexChange), once, decided before anything is written: a
       // line both the entry and a later edit changed stops the undo, naming it, unless undone anyway.

@@ -1094,6 +1094,35 @@ describe('every way a held team memory could leave asks the one shared-key rule 
     }
   });
 
+  it("a merge's undo goes ahead when a sync already pulled the team memory back into the old folder with the very bytes the undo would write", async () => {
+    const w = await machine('held-w');
+    try {
+      const old = path.join(path.dirname(path.dirname(w.memoryDir)), '-work-old', 'memory');
+      await fs.mkdir(path.join(old, 'team'), { recursive: true });
+      const moved = topic('Shared', 'project', 'Shared: in both folders of the team.');
+      await fs.writeFile(path.join(old, 'team', 'project_shared.md'), moved);
+      await fs.writeFile(path.join(old, 'project_old.md'), topic('Old', 'project', 'Old: private.'));
+      // Both folders sync the one team: the old one has shared its memory.
+      await w.ctx.team.connect('-work-old', { server: server.url, team: server.team, token: server.tokens[0]! });
+      await w.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
+      await ok(w.api, 'team.sync', { dir: '-work-old' });
+      expect((await serverEntries(server.url, server.team, server.tokens[0]!))['project_shared.md']).toBe(moved);
+      const merged = await ok<{ id: string }>(w.api, 'identity.merge', { from: '-work-old', into: '-work-app', force: true });
+      await expect(fs.access(path.join(old, 'team', 'project_shared.md'))).rejects.toThrow();
+      // Deletions never propagate: the old folder's next sync pulls the team's memory back, the very bytes it had.
+      await ok(w.api, 'team.sync', { dir: '-work-old' });
+      expect(await fs.readFile(path.join(old, 'team', 'project_shared.md'), 'utf8')).toBe(moved);
+
+      // Before: refused, "changed there since — … Put it back first": nothing was lost, the bytes are the ones it would write.
+      const r = await w.api.call('identity.undo', { id: merged.id });
+      expect(r.ok ? null : r.error.message).toBeNull();
+      expect(await fs.readFile(path.join(old, 'team', 'project_shared.md'), 'utf8')).toBe(moved);
+      expect(await fs.readFile(path.join(old, 'project_old.md'), 'utf8')).toContain('Old: private.');
+    } finally {
+      await w.ctx.close();
+    }
+  });
+
   it('a merge undo killed right after it retired a held team memory is put back whole: the memory has its text again, as the merge left it', async () => {
     const z = await machine('held-z');
     try {
