@@ -174,3 +174,17 @@ describe('--help says which options a command cannot do without', () => {
     });
   });
 });
+
+describe('a Claude Code home that does not exist (a mistyped --home)', () => {
+  it('lint and orphans say there is no home there, as scan does — not "No problems in 0 projects"; JSON keeps its shape', async () => {
+    const typo = path.join(root, 'no such home');
+    const [lint, lintJson, orphans] = await Promise.all([
+      memdir(['lint', '--home', typo]),
+      memdir(['lint', '--home', typo, '--json']),
+      memdir(['orphans', '--home', typo]),
+    ]);
+    expect(lint).toMatchObject({ code: 0, out: `No Claude Code home at ${typo} yet: nothing to lint.\n` });
+    expect(JSON.parse(lintJson.out)).toEqual({ projects: [] });
+    expect(orphans).toMatchObject({ code: 0, out: `No Claude Code home at ${typo} yet: no memory can be orphaned.\n` });
+  });
+});

@@ -10,9 +10,16 @@ import type { Problem } from '../../shared/problems.js';
 import type { Scope } from '../../shared/memory-types.js';
 
 /** The projects to lint, and the settings files Claude Code does not load for them (named in the text output). */
-async function lintProjects(home: string, project: string | undefined, env: NodeJS.ProcessEnv): Promise<ProjectScan[] & { unappliedSettings: string[] }> {
-  const withSettings = (projects: ProjectScan[], more: readonly ProjectSettings[] = []) =>
-    Object.assign(projects, { unappliedSettings: [...new Set([...more, ...projects.map((p) => p.settings)].flatMap(unappliedSettingsLines))] });
+async function lintProjects(
+  home: string,
+  project: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<ProjectScan[] & { unappliedSettings: string[]; homeExists: boolean }> {
+  const withSettings = (projects: ProjectScan[], more: readonly ProjectSettings[] = [], homeExists = true) =>
+    Object.assign(projects, {
+      unappliedSettings: [...new Set([...more, ...projects.map((p) => p.settings)].flatMap(unappliedSettingsLines))],
+      homeExists,
+    });
   if (project) {
     const loc = await locateProject(home, project, env);
     return withSettings([await scanProject(home, loc.dir, { env })], [loc.settings]);
@@ -21,7 +28,7 @@ async function lintProjects(home: string, project: string | undefined, env: Node
   const { cache, save } = openScanCache(resolveDataDir(env), home);
   const scan = await scanHome(home, { env, cache });
   if (scan.exists) await save();
-  return withSettings(scan.projects);
+  return withSettings(scan.projects, [], scan.exists);
 }
 
 const counted = (p: Problem) => p.severity !== 'hint';
@@ -90,6 +97,8 @@ Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/
     }));
     const remaining = report.reduce((n, p) => n + p.problems.filter(counted).length, 0);
     if (values.json) printJson(io, { projects: report });
+    // A mistyped --home (or a CLAUDE_CONFIG_DIR not made yet) is not a healthy home of no projects: say so, as `scan` does.
+    else if (!projects.homeExists) io.out(`No Claude Code home at ${home} yet: nothing to lint.\n`);
     else {
       for (const line of projects.unappliedSettings) io.out(`${line}\n`);
       if (projects.unappliedSettings.length > 0) io.out('\n');

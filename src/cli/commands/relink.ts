@@ -186,7 +186,9 @@ Exit 0 no orphans, 1 orphans found.`,
       return report.orphans.length > 0 ? 1 : 0;
     }
     if (report.orphans.length === 0) {
-      io.out('No orphaned memory: every project with memories is where its sessions last ran.\n');
+      // A mistyped --home is not a home with nothing orphaned: say so, as `scan` does.
+      if (!fs.existsSync(ctx.home)) io.out(`No Claude Code home at ${ctx.home} yet: no memory can be orphaned.\n`);
+      else io.out('No orphaned memory: every project with memories is where its sessions last ran.\n');
       return 0;
     }
     for (const o of report.orphans) {
