@@ -45,6 +45,7 @@ beforeAll(async () => {
   await project('-w-latin', { 'notes.md': LATIN1, 'MEMORY.md': '- [Café](notes.md) — latin1 file\n' });
   await project('-w-bulk', { 'notes.md': LATIN1, 'MEMORY.md': '- [Café](notes.md) — latin1 file\n' });
   await project('-w-back', { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
+  await project('-w-back2', { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
   await project('-w-taken', { 'a.md': topic('A', 'alpha', 'feedback', 'OLD user fact'), 'MEMORY.md': '- [A](a.md) — alpha\n' });
   ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data'), env: {} });
   api = createAppDispatcher(ctx);
@@ -76,22 +77,32 @@ describe('a memory that is not UTF-8 text', () => {
 });
 
 describe('undoing a delete whose file came back since, byte for byte (a sync, a hand copy)', () => {
-  it('is not "already that way" while its index line is gone: it names the file written since, and undo anyway puts the line back', async () => {
+  it('is not "already that way" while its index line is gone: the file written since with the very bytes the undo puts back loses nothing, so the undo goes ahead and puts the line back', async () => {
     const text = (await read('-w-back', 'lang.md'))!;
     const { rev } = await call<{ rev: string }>('memories.delete', { dir: '-w-back', scope: 'private', file: 'lang.md' });
     expect(await read('-w-back', 'MEMORY.md')).toBe('');
     await fs.writeFile(path.join(mem('-w-back'), 'lang.md'), text);
-    // Not "Nothing to undo: it is already that way": the file written since is named, and undo anyway is offered.
-    expect(await refusal('history.undo', { dir: '-w-back', rev })).toMatchObject({
-      code: 'conflict',
-      message: expect.stringContaining('lang.md was written again by "Changes made outside Memdir"'),
-    });
-    const undone = await call<{ entry: { rev: string } | null }>('history.undo', { dir: '-w-back', rev, overwriteChanged: true });
+    // Not "Nothing to undo: it is already that way" (its line is gone), and no refusal either: the file written
+    // since holds exactly what the undo writes back (the one undo rule, undo-change.ts), so nothing of it is lost.
+    const undone = await call<{ entry: { rev: string } | null }>('history.undo', { dir: '-w-back', rev });
     expect(undone.entry).not.toBeNull();
     expect(await read('-w-back', 'MEMORY.md')).toBe('- [Lang](lang.md) — languages\n');
     expect(await read('-w-back', 'lang.md')).toBe(text);
     // Now both the file and its line are back: that is "already that way".
     expect((await call<{ entry: unknown }>('history.undo', { dir: '-w-back', rev })).entry).toBeNull();
+  });
+
+  it('still names a file written since with other bytes, and undo anyway puts the line back', async () => {
+    const text = (await read('-w-back2', 'lang.md'))!;
+    const { rev } = await call<{ rev: string }>('memories.delete', { dir: '-w-back2', scope: 'private', file: 'lang.md' });
+    await fs.writeFile(path.join(mem('-w-back2'), 'lang.md'), `${text}One more line Claude Code wrote.\n`);
+    expect(await refusal('history.undo', { dir: '-w-back2', rev })).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('lang.md was written again by "Changes made outside Memdir"'),
+    });
+    const undone = await call<{ entry: { rev: string } | null }>('history.undo', { dir: '-w-back2', rev, overwriteChanged: true });
+    expect(undone.entry).not.toBeNull();
+    expect(await read('-w-back2', 'MEMORY.md')).toBe('- [Lang](lang.md) — languages\n');
   });
 });
 

@@ -187,6 +187,7 @@ const NOT_MEMDIR_ERRORS: Record<string, string> = {
   NeedsConfirmation: 'dream/run-dream.ts: caught by runDream, which returns a needs-confirmation record',
   RpcError: 'shared/contract/define.ts: the transport error itself, what the dispatcher turns a MemdirError into through the table',
   LockFault: 'dream/lock-content.ts: caught by the dream lock (consolidation-lock.ts, lock-recovery.ts) and returned as a DreamLockProblem',
+  NotAnAnswer: "llm/anthropic-provider.ts: thrown and caught inside complete(), whose classify turns it into an LlmError ('bad-response')",
 };
 
 function sourceFiles(dir: string): string[] {
