@@ -275,6 +275,8 @@ describe.skipIf(SKIP !== null)(`the app by keyboard and screen reader${SKIP ? ` 
 
   it('MEMORY.md by keyboard: Tab leaves its editor; the question before dropping pointers closes with Escape and gives the focus back', async () => {
     await start(`#/p/${encodeURIComponent(CLAWS)}/index`);
+    // Edit is off (so Tab passes it by) until MEMORY.md is read: on a loaded machine the walk began before.
+    await expect.poll(() => page.getByRole('button', { name: 'Edit MEMORY.md' }).isEnabled()).toBe(true);
     await tabTo(page, 'Edit MEMORY.md');
     await page.keyboard.press('Enter');
     await tabTo(page, 'MEMORY.md text', true);
