@@ -52,7 +52,7 @@ export function missingPointersOf(pointers: readonly string[], missingOf: () => 
  * name, on lines that reach the agent and past the cut (index-state.ts: any link lists a memory);
  * `index.cutPointers` its pointers past the cut (`cut`); `memories` the directory's memories;
  * `missingOf` the files its index names that do not exist, asked only when a pointer is past the
- * cut (most indexes: none, on every scan and cache load); `parent` the team files the main
+ * cut (the caller asks it for `loadedMissing` too, and keeps its answer); `parent` the team files the main
  * index's links name, for a team directory (whose own index reaches nothing: NO_REACH).
  */
 export function cutFactsOf(

@@ -422,7 +422,9 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
   // One rule for every directory: team/MEMORY.md loads nothing, so its `cut` is empty (scan-dir.ts)
   // and so is this. (The record's scope is its first memory's: a team folder with no readable
   // memory reads back as private, and a rule by scope here answered differently for it.)
-  const missingOf = () => missingFilesOf(problems);
+  // Asked for the pointers above the cut and below it: the problems are walked once.
+  let missing: ReadonlySet<string> | undefined;
+  const missingOf = () => (missing ??= missingFilesOf(problems));
   const full: IndexSummary = { ...summary, cutMissing: missingPointersOf(summary.cut, missingOf), loadedMissing: missingPointersOf(summary.loaded, missingOf) };
   const result: MemoryDirScan = { memoryDir: dir, exists: true, index: full, memories, problems, lastChangeMs: v.lastChangeMs };
   return { dir, index, files, facts, notes, tail, others, folders, result };

@@ -442,7 +442,9 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     ...(linkedFromParent ? { linkedFromParent } : {}),
   });
 
-  const missingOf = () => missingFilesOf(problems);
+  // Asked for the pointers above the cut and below it: the problems are walked once.
+  let missingFiles: ReadonlySet<string> | undefined;
+  const missingOf = () => (missingFiles ??= missingFilesOf(problems));
   // No team/MEMORY.md: its memories may still be past the main index's cut.
   let indexSummary = linkedFromParent?.cut.length
     ? { ...EMPTY_INDEX, ...cutFactsOf({ reach: NO_REACH, cutPointers: [] }, memories, missingOf, linkedFromParent) }
