@@ -251,7 +251,7 @@ export class AnthropicProvider implements ModelProvider {
   private classify(error: unknown, context: { timedOut: boolean; aborted: boolean; timeoutMs: number }): LlmError {
     const retries = this.options.maxRetries;
     const after = retries > 0 ? ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '';
-    const checkUrl = `Check the base URL in Settings (or ANTHROPIC_BASE_URL).`;
+    const checkUrl = 'the base URL in Settings (or ANTHROPIC_BASE_URL).';
     if (context.aborted) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
     if (context.timedOut || error instanceof APIConnectionTimeoutError) {
       return new LlmError('timeout', `The model did not answer within ${(context.timeoutMs / 1000).toFixed(1)} s.`, {
@@ -283,9 +283,13 @@ export class AnthropicProvider implements ModelProvider {
       return new LlmError('bad-request', `The API rejected the request (HTTP ${status})${said}.`, { status, cause: error });
     }
     if (error instanceof NotAnAnswer) {
-      return new LlmError('bad-response', `What ${this.baseURL} sent back is not an answer of the Messages API (a web page, or another service). ${checkUrl}`, {
-        cause: error,
-      });
+      return new LlmError(
+        'bad-response',
+        `What ${this.baseURL} sent back is not an answer of the Messages API (a web page, or another service). Check ${checkUrl}`,
+        {
+          cause: error,
+        },
+      );
     }
     if (error instanceof APIError) {
       const why = connectionTrouble(error);
@@ -296,13 +300,9 @@ export class AnthropicProvider implements ModelProvider {
       );
     }
     if (error instanceof SyntaxError) {
-      return new LlmError(
-        'bad-response',
-        `The API's answer was cut short or was not JSON. Try again; if it keeps happening, ${checkUrl.charAt(0).toLowerCase()}${checkUrl.slice(1)}`,
-        {
-          cause: error,
-        },
-      );
+      return new LlmError('bad-response', `The API's answer was cut short or was not JSON. Try again; if it keeps happening, check ${checkUrl}`, {
+        cause: error,
+      });
     }
     // The connection went in the middle of the answer (undici's "terminated").
     if (error instanceof TypeError && connectionTrouble(error)) {
@@ -312,13 +312,9 @@ export class AnthropicProvider implements ModelProvider {
       });
     }
     if (error instanceof AnthropicError) {
-      return new LlmError(
-        'bad-response',
-        `The API sent an answer that could not be read. Try again; if it keeps happening, ${checkUrl.charAt(0).toLowerCase()}${checkUrl.slice(1)}`,
-        {
-          cause: error,
-        },
-      );
+      return new LlmError('bad-response', `The API sent an answer that could not be read. Try again; if it keeps happening, check ${checkUrl}`, {
+        cause: error,
+      });
     }
     // Not the API's doing: a bug of ours, said as one, without the program's words.
     return new LlmError('bad-response', `The model call failed in Memdir itself, not at the API. Try again; if it keeps happening, report it.`, {
