@@ -7,7 +7,7 @@ import { homeFrom } from './scan.js';
 import { dreamsFor } from './dream.js';
 import { listHistory, recordExternalChanges } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/core/index.js';
-import { importedHistories, undoHistoryEntry } from '../../main/relink/index.js';
+import { importedHistories, retireForRestore, undoHistoryEntry } from '../../main/relink/index.js';
 import { finishTurnFirst, RECOVERED_HELP } from './relink.js';
 
 export const historyCommand: CommandSpec = {
@@ -85,7 +85,8 @@ When its name holds another memory written since it was deleted or renamed away 
 restore stops (exit 2, nothing written), naming it: --as NAME restores it under another name beside it,
 --overwrite-changed restores anyway (what is there now stays in history).
 A whole-snapshot restore retires a team memory the sync server holds instead of removing it (its text emptied;
-removed, the next sync would bring it back), and a note says so.
+removed, the next sync would bring it back), and a note says so — unless the restore takes back a merge whose other
+folder syncs it with the same team (as merge undo: removed here only, the next team sync brings it back).
 The restore is itself recorded in history (source "restore"), so \`memdir undo <project> <its rev>\` undoes it.
 A restore that takes back the last of a dream's changes marks the dream reverted (\`memdir dream list\`).
 A restore of a file to before a team or personal sync conflict's resolution (the file alone, or the whole directory)
@@ -100,7 +101,7 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [{"path", "stat
     const dataDir = resolveDataDir(io.env);
     const as = typeof values.as === 'string' ? values.as : undefined;
     // A whole snapshot asks the shared-key rule: a held team memory it would remove is retired (R-SYNC).
-    const retire = file ? undefined : await (await import('../../main/team/index.js')).retireInstead(loc.memoryDir, dataDir);
+    const retire = file ? undefined : await retireForRestore(loc.memoryDir, dataDir, rev);
     const { entry, notes } = await restoreRevision({
       memoryDir: loc.memoryDir,
       dataDir,

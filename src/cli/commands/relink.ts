@@ -365,7 +365,9 @@ export const mergeUndoCommand: CommandSpec = {
   details: `Each directory's merge entry is undone as \`memdir undo\` undoes one: its memory files as before, its own MEMORY.md lines
 reversed while lines added since stay (a memory written after the merge keeps its pointer); no MEMORY.md is left where
 there was none before the merge, unless a line added since is in it. A team memory it brought that the sync server
-holds now (pushed since) is retired instead of deleted (its text emptied, its pointers gone; a note says so).
+holds now (pushed since) is retired instead of deleted (its text emptied, its pointers gone; a note says so) —
+unless another folder of the merge syncs it with the same team: the team had it, so it is removed here only, not
+emptied for the team, and the next team sync brings it back (a note says so).
 Refused, with nothing written, for the reasons and in the sentences of undoing its turn with \`memdir undo\` (every
 directory is checked before any is written): a memory file it changed was changed since (not one holding exactly the
 text the undo puts back, as a team sync pulling a moved team memory back into the old folder leaves it), or a MEMORY.md line it wrote

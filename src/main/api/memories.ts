@@ -21,8 +21,8 @@ import { MemoryFileError } from '../core/index.js';
 import { bulkChange } from '../curation/index.js';
 import { agentIndexView } from '../transcripts/index.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
-import { finishUnfinishedTurn, importedHistories, undoHistoryEntry } from '../relink/index.js';
-import { heldByServer, refuseChangingSharedKey, refuseRetiringUnshared, retireInstead } from '../team/index.js';
+import { finishUnfinishedTurn, importedHistories, retireForRestore, undoHistoryEntry } from '../relink/index.js';
+import { heldByServer, refuseChangingSharedKey, refuseRetiringUnshared } from '../team/index.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
@@ -211,7 +211,7 @@ export const memoryHandlers: Pick<
       ...(as ? { as } : {}),
       ...(overwriteChanged ? { overwriteChanged } : {}),
       // A whole snapshot asks the shared-key rule: a held team memory it would remove is retired (R-SYNC).
-      ...(file ? {} : { retire: await retireInstead(project.memoryDir, ctx.dataDir) }),
+      ...(file ? {} : { retire: await retireForRestore(project.memoryDir, ctx.dataDir, rev) }),
     });
     // A dream whose changes the restore took back says so on the Dream tab.
     await ctx.dreams.followUndo(project.memoryDir, null, done);
@@ -226,7 +226,7 @@ export const memoryHandlers: Pick<
   },
   async 'history.plan'({ dir, rev, file }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    const retire = file ? {} : { retire: (await retireInstead(project.memoryDir, ctx.dataDir)).instead };
+    const retire = file ? {} : { retire: (await retireForRestore(project.memoryDir, ctx.dataDir, rev)).instead };
     return { changes: await planRestore(project.memoryDir, rev, { dataDir: ctx.dataDir, ...(file ? { file } : retire) }) };
   },
   async 'history.undo'({ dir, rev, overwriteChanged }, ctx) {

@@ -6,7 +6,7 @@
 export { findOrphans, isOrphan, shallowProjects, pathsForDirName, type FindOrphansOptions } from './orphans.js';
 export { planRelink, relink, planMerge, mergeProjects, type RelinkContext } from './relink-service.js';
 export { cloneGroups, keepApart, readKeptApart } from './clone-groups.js';
-export { undoMerge, undoHistoryEntry, conflictSides, resolveMergeConflict, turnEntries } from './undo-merge.js';
+export { undoMerge, undoHistoryEntry, conflictSides, resolveMergeConflict, retireForRestore, turnEntries } from './undo-merge.js';
 export { checkMergeHome, listMergeRecords, mergeInHome, readMergeRecord, shownMergeConflict, shownMergePlan, shownMergeRecord } from './merge-records.js';
 export { finishUnfinishedTurn } from './turn-as-one.js';
 export {

@@ -9,13 +9,14 @@
  * refuse (a memory it brings back beside another holding its name in another form, a file that is
  * not text), and a directory already as the undo would leave it — refuseTurn, the one place these
  * are decided, for the undo of a turn too. A team memory the sync server holds that the undo would
- * take away is retired instead (retireHeld), as every undo does; a note says so.
+ * take away is retired instead (retireHeld), as every undo does — unless another folder of the merge
+ * syncs it with the same team: the team had it before the merge, it is not the merge's to empty; a note says so.
  * Whole or nothing: every refusal is decided in every directory before any is written, and a write
  * only the disk refuses puts back the directories already turned (turnAsOne). Resolving a conflict the merge kept writes one history entry too, undone by
  * `memdir restore`.
  */
 import type { MergeRecord } from '../../shared/contract/identity.js';
-import { type HistoryEntry, HistoryError, readEntry, reinstateImportedHistory, retireImportedHistory, transact } from '../history/index.js';
+import { entriesSince, type HistoryEntry, HistoryError, readEntry, reinstateImportedHistory, retireImportedHistory, transact } from '../history/index.js';
 import { linesFor, MemoryError, undoChange } from '../memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
@@ -64,7 +65,7 @@ export async function undoMerge(
   const steps = (await undoOrder(dataDir, record.touched)).map((t) => ({
     memoryDir: t.memoryDir,
     run: async (step: TurnStep) => {
-      const retire = await retireHeld(t.memoryDir, dataDir);
+      const retire = await retireHeld(t.memoryDir, dataDir, record);
       const done = await undoChange({
         memoryDir: t.memoryDir,
         dataDir,
@@ -86,12 +87,13 @@ export async function undoMerge(
 /**
  * What an undo in `memoryDir` retires instead of deleting (undoChange's `retire`): the team memories
  * the sync server holds (team/shared-keys.ts's retireInstead, R-SYNC: a deleted one comes back with
- * the next sync), with `said` picking its note out of the undo's notes. Loaded here, not with
- * relink (as relink-service.ts's team sync warning): team sync's code waits until after the app's first list.
+ * the next sync), with `said` picking its note out of the undo's notes. A turn of merge `record`
+ * passes the merge's folders: a team memory another of them syncs with the same team is the team's,
+ * not the merge's to retire (retireInstead's `others`). Loaded here, not with relink (as
+ * relink-service.ts's team sync warning): team sync's code waits until after the app's first list.
  */
-async function retireHeld(memoryDir: string, dataDir: string) {
-  const { retireInstead } = await import('../team/index.js');
-  const retire = await retireInstead(memoryDir, dataDir);
+async function retireHeld(memoryDir: string, dataDir: string, record?: MergeRecord) {
+  const retire = await retireBeside(memoryDir, dataDir, record ? [record] : []);
   const notes: string[] = [];
   return {
     instead: retire.instead,
@@ -102,6 +104,27 @@ async function retireHeld(memoryDir: string, dataDir: string) {
     },
     said: (all: readonly string[]) => all.filter((n) => notes.includes(n)),
   };
+}
+
+/**
+ * What a whole-snapshot restore of `memoryDir` to `rev` (History's "Restore this version",
+ * `memdir restore`, and its plan) retires instead of deleting: as an undo of every merge it takes
+ * back — the merges with an entry in `memoryDir` since `rev` — would (retireHeld). One call for the
+ * CLI and the app.
+ */
+export async function retireForRestore(memoryDir: string, dataDir: string, rev: string) {
+  const since = new Set((await entriesSince(memoryDir, rev, { dataDir })).map((e) => e.rev));
+  const here = path.resolve(memoryDir);
+  const merges = (await listMergeRecords(dataDir)).filter((r) => r.touched.some((t) => path.resolve(t.memoryDir) === here && since.has(t.rev)));
+  return retireBeside(memoryDir, dataDir, merges);
+}
+
+/** retireInstead in `memoryDir`, the other folders of `merges` named as those whose team keeps its memories (its `others`). */
+async function retireBeside(memoryDir: string, dataDir: string, merges: readonly MergeRecord[]) {
+  const { retireInstead } = await import('../team/index.js');
+  const here = path.resolve(memoryDir);
+  const others = [...new Set(merges.flatMap((r) => r.touched.map((t) => path.resolve(t.memoryDir))))].filter((d) => d !== here);
+  return retireInstead(memoryDir, dataDir, others);
 }
 
 /**
@@ -271,7 +294,7 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   const turn = (memoryDir: string, rev: string, first: boolean) => ({
     memoryDir,
     run: async (step: TurnStep) => {
-      const retire = await retireHeld(memoryDir, dataDir);
+      const retire = await retireHeld(memoryDir, dataDir, record);
       const done = await undoChange({ ...(first ? opts : { memoryDir, dataDir, rev }), ...anyway, retire, ...step });
       if (first) here = done.entry;
       else elsewhere.push({ memoryDir, undone: rev, entry: done.entry });

@@ -8,14 +8,15 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { TEAM_DIR } from '../../shared/limits.js';
+import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { confineOrNull } from '../core/index.js';
 import { processDataDir } from '../core/data-dir.js';
 import { memoryDirKey } from '../core/memory-lock.js';
 import { checkMemoryPath, inScope, MemoryError, type Where } from '../memdir/index.js';
 import { maskedName } from '../secrets/index.js';
-import { connectionDir } from './connections.js';
-import { StateFile } from './sync-state.js';
+import { connectionDir, ConnectionStore } from './connections.js';
+import { sha256Hex } from './hash-cache.js';
+import { StateFile, type SyncState } from './sync-state.js';
 
 /** What would take a shared key away from the team folder. */
 export type SharedKeyChange = 'delete' | 'rename' | 'private';
@@ -63,16 +64,71 @@ export async function retiredInsteadOfDeleted(memoryDir: string, dataDir: string
   return (rel) => rel.startsWith(prefix) && held(rel.slice(prefix.length));
 }
 
+/** The hash of an empty file: what a retired team memory holds. */
+const EMPTY_SHA = sha256Hex('');
+
+/**
+ * The team keys a folder among `others` holds with text while connected to the same team (server
+ * and team) as `memoryDir`: its last sync agreed on a non-empty version of them with the server.
+ * Those the team had, or gets from there, whatever is done here.
+ */
+async function keptByTeamElsewhere(memoryDir: string, dataDir: string, others: readonly string[]): Promise<(key: string) => boolean> {
+  if (others.length === 0) return () => false;
+  const store = new ConnectionStore(dataDir);
+  const here = await store.forMemoryDir(memoryDir);
+  if (!here) return () => false;
+  const states: SyncState[] = [];
+  for (const other of others) {
+    // A folder gone since (an orphan's, removed by hand) syncs nothing.
+    const there = await store.forMemoryDir(other).catch(() => null);
+    if (!there || there.id === here.id || there.server !== here.server || there.team !== here.team) continue;
+    states.push(await new StateFile(connectionDir(dataDir, there.id)).load());
+  }
+  return (key) =>
+    states.some((state) => {
+      const sha = state.base[key] ?? state.server[key];
+      return sha !== undefined && sha !== EMPTY_SHA;
+    });
+}
+
 /**
  * What an undo or a restore that takes memories away is given to retire (undoChange's and
  * restoreRevision's `retire`): the held team memories of {@link retiredInsteadOfDeleted}, and
  * {@link retiredNote} to say so. One call for every such door.
+ * `others`: the other folders of the merge an undo takes back (its old and new project folders).
+ * A held key one of them holds with text on the same team is not retired: the team had that
+ * memory before the merge moved it here (or has it from there), and retiring it here would empty
+ * it for every teammate, that folder too, with the next syncs. It is removed here like any other
+ * (the next sync brings the team's text back, as into any folder of the team), and the note says so.
  */
 export async function retireInstead(
   memoryDir: string,
   dataDir: string = processDataDir(),
+  others: readonly string[] = [],
 ): Promise<{ instead: (rel: string) => boolean; note: (rels: readonly string[]) => string | null }> {
-  return { instead: await retiredInsteadOfDeleted(memoryDir, dataDir), note: retiredNote };
+  const held = await retiredInsteadOfDeleted(memoryDir, dataDir);
+  const kept = await keptByTeamElsewhere(memoryDir, dataDir, others);
+  const spared = new Set<string>();
+  const prefix = `${TEAM_DIR}/`;
+  return {
+    instead: (rel) => {
+      if (!held(rel)) return false;
+      if (!kept(rel.slice(prefix.length))) return true;
+      spared.add(rel);
+      return false;
+    },
+    note: (rels) => {
+      const said = [retiredNote(rels), keptNote([...spared].filter((rel) => path.posix.basename(rel) !== INDEX_FILE))].filter((n) => n !== null);
+      return said.length > 0 ? said.join(' ') : null;
+    },
+  };
+}
+
+/** The sentence an undo adds for the team memories it left with the team instead of retiring them (retireInstead's `others`). */
+function keptNote(rels: readonly string[]): string | null {
+  if (rels.length === 0) return null;
+  const one = rels.length === 1;
+  return `${rels.join(', ')} ${one ? 'is' : 'are'} the team's: a folder ${one ? 'it was' : 'they were'} merged from or into syncs ${one ? 'it' : 'them'} with the same team, so ${one ? 'it is' : 'they are'} not retired (that would empty ${one ? 'it' : 'them'} for every teammate). Removed here, ${one ? 'it comes' : 'they come'} back with the next team sync, as into any folder of the team.`;
 }
 
 /** Whether `file` of `where` is a team memory the sync server holds: it leaves by Retire (the app offers it), not by a delete or a rename. */

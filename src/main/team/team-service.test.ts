@@ -1027,6 +1027,15 @@ describe('every way a held team memory could leave asks the one shared-key rule 
     try {
       await x.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
       await ok(x.api, 'team.sync', { dir: '-work-app' });
+      // A history to restore to, whatever the team held already (run alone, the sync pulls nothing).
+      await ok(x.api, 'memories.create', {
+        dir: '-work-app',
+        scope: 'private',
+        memoryDir: x.memoryDir,
+        fields: { name: 'Mine', description: 'Mine in one line', type: 'project' },
+        body: 'Mine: before the team memories.',
+        file: 'project_mine.md',
+      });
       const before = (await listHistory(x.memoryDir, { dataDir: x.ctx.dataDir }))[0]!.rev;
       const create = (file: string, name: string) =>
         ok<{ rev: string }>(x.api, 'memories.create', {
@@ -1120,6 +1129,132 @@ describe('every way a held team memory could leave asks the one shared-key rule 
       expect(await fs.readFile(path.join(old, 'project_old.md'), 'utf8')).toContain('Old: private.');
     } finally {
       await w.ctx.close();
+    }
+  });
+
+  it("a merge's undo leaves the team its memory when the old and new folders sync the same team: the next syncs keep its text on the server and in both folders", async () => {
+    const v = await machine('held-v');
+    try {
+      await createTeam(store, 'keepers');
+      const token = (await issueToken(store, 'keepers', 'vic')).token;
+      const old = path.join(path.dirname(path.dirname(v.memoryDir)), '-work-old', 'memory');
+      await fs.mkdir(path.join(old, 'team'), { recursive: true });
+      const kept = topic('Kept', 'project', "Kept: the team's, before any merge.");
+      const index = "- [Kept](project_kept.md) — the team's\n";
+      await fs.writeFile(path.join(old, 'team', 'project_kept.md'), kept);
+      await fs.writeFile(path.join(old, 'team', 'MEMORY.md'), index);
+      await fs.writeFile(path.join(old, 'project_old.md'), topic('Old', 'project', 'Old: private.'));
+      // Connecting syncs: the team has the memory from the old folder before the merge.
+      await v.ctx.team.connect('-work-old', { server: server.url, team: 'keepers', token });
+      const onServer = () => serverEntries(server.url, 'keepers', token);
+      expect((await onServer())['project_kept.md']).toBe(kept);
+
+      // The merge brings it into the new folder, which then joins the same team: the server holds it there too.
+      const merged = await ok<{ id: string; plan: { files: { area: string; file: string; action: string }[] } }>(v.api, 'identity.merge', {
+        from: '-work-old',
+        into: '-work-app',
+        force: true,
+      });
+      expect(merged.plan.files).toContainEqual({ area: 'team', file: 'project_kept.md', action: 'add' });
+      await v.ctx.team.connect('-work-app', { server: server.url, team: 'keepers', token });
+      await ok(v.api, 'team.sync', { dir: '-work-old' });
+      const undone = await ok<{ notes: string[] }>(v.api, 'identity.undo', { id: merged.id });
+      // Before: "Retired team/project_kept.md instead of deleting it", and the syncs below emptied it for the whole team.
+      expect(undone.notes.join('\n')).not.toContain('Retired team/project_kept.md');
+      expect(undone.notes.join('\n')).toContain("team/project_kept.md is the team's");
+      expect(await fs.readFile(path.join(old, 'team', 'project_kept.md'), 'utf8')).toBe(kept);
+      expect(await fs.readFile(path.join(old, 'project_old.md'), 'utf8')).toContain('Old: private.');
+      await expect(fs.access(path.join(v.memoryDir, 'project_old.md'))).rejects.toThrow();
+
+      for (let round = 0; round < 2; round++) {
+        await ok(v.api, 'team.sync', { dir: '-work-app' });
+        await ok(v.api, 'team.sync', { dir: '-work-old' });
+      }
+      const entries = await onServer();
+      expect(entries['project_kept.md']).toBe(kept);
+      expect(entries['MEMORY.md']).toContain('project_kept.md');
+      expect(await fs.readFile(path.join(old, 'team', 'project_kept.md'), 'utf8')).toBe(kept);
+      expect(await fs.readFile(path.join(old, 'team', 'MEMORY.md'), 'utf8')).toContain('project_kept.md');
+      // The new folder syncs the same team: the team's memory comes to it as to any of the team's folders.
+      expect(await fs.readFile(path.join(v.memoryDir, 'team', 'project_kept.md'), 'utf8')).toBe(kept);
+    } finally {
+      await v.ctx.close();
+    }
+  });
+
+  it('a whole-snapshot restore to before such a merge leaves the team its memory too (plan, restore, next syncs)', async () => {
+    const w = await machine('held-w');
+    try {
+      await createTeam(store, 'restorers');
+      const token = (await issueToken(store, 'restorers', 'wen')).token;
+      const old = path.join(path.dirname(path.dirname(w.memoryDir)), '-work-old', 'memory');
+      await fs.mkdir(path.join(old, 'team'), { recursive: true });
+      const kept = topic('Kept', 'project', "Kept: the team's, before any merge.");
+      await fs.writeFile(path.join(old, 'team', 'project_kept.md'), kept);
+      await fs.writeFile(path.join(old, 'project_old.md'), topic('Old', 'project', 'Old: private.'));
+      await w.ctx.team.connect('-work-old', { server: server.url, team: 'restorers', token });
+      await ok(w.api, 'memories.create', {
+        dir: '-work-app',
+        scope: 'private',
+        memoryDir: w.memoryDir,
+        fields: { name: 'Mine', description: 'Mine in one line', type: 'project' },
+        body: 'Mine: before the merge.',
+        file: 'project_mine.md',
+      });
+      const before = (await listHistory(w.memoryDir, { dataDir: w.ctx.dataDir }))[0]!.rev;
+      await ok(w.api, 'identity.merge', { from: '-work-old', into: '-work-app', force: true });
+      await w.ctx.team.connect('-work-app', { server: server.url, team: 'restorers', token });
+      await ok(w.api, 'team.sync', { dir: '-work-old' });
+
+      const plan = await ok<{ changes: { path: string; status: string }[] }>(w.api, 'history.plan', { dir: '-work-app', rev: before });
+      expect(plan.changes).toContainEqual({ path: 'team/project_kept.md', status: 'deleted' });
+      const restored = await ok<{ notes: string[] }>(w.api, 'history.restore', { dir: '-work-app', rev: before });
+      // Before: "Retired team/project_kept.md", and the next syncs emptied it for the whole team.
+      expect(restored.notes.join('\n')).not.toContain('Retired team/project_kept.md');
+      expect(restored.notes.join('\n')).toContain("team/project_kept.md is the team's");
+      await expect(fs.access(path.join(w.memoryDir, 'project_old.md'))).rejects.toThrow();
+
+      for (let round = 0; round < 2; round++) {
+        await ok(w.api, 'team.sync', { dir: '-work-app' });
+        await ok(w.api, 'team.sync', { dir: '-work-old' });
+      }
+      expect((await serverEntries(server.url, 'restorers', token))['project_kept.md']).toBe(kept);
+      expect(await fs.readFile(path.join(old, 'team', 'project_kept.md'), 'utf8')).toBe(kept);
+      expect(await fs.readFile(path.join(w.memoryDir, 'team', 'project_kept.md'), 'utf8')).toBe(kept);
+    } finally {
+      await w.ctx.close();
+    }
+  });
+
+  it("a merge's undo still retires what the merge pushed to the new folder's team when the old folder syncs another team", async () => {
+    const u = await machine('held-u');
+    try {
+      await createTeam(store, 'olders');
+      await createTeam(store, 'newers');
+      const oldToken = (await issueToken(store, 'olders', 'uma')).token;
+      const newToken = (await issueToken(store, 'newers', 'uma')).token;
+      const old = path.join(path.dirname(path.dirname(u.memoryDir)), '-work-old', 'memory');
+      await fs.mkdir(path.join(old, 'team'), { recursive: true });
+      const carried = topic('Carried', 'project', "Carried: the old team's.");
+      await fs.writeFile(path.join(old, 'team', 'project_carried.md'), carried);
+      await fs.writeFile(path.join(old, 'project_old.md'), topic('Old', 'project', 'Old: private.'));
+      await u.ctx.team.connect('-work-old', { server: server.url, team: 'olders', token: oldToken });
+      await u.ctx.team.connect('-work-app', { server: server.url, team: 'newers', token: newToken });
+      await ok(u.api, 'team.sync', { dir: '-work-old' });
+
+      const merged = await ok<{ id: string }>(u.api, 'identity.merge', { from: '-work-old', into: '-work-app', force: true });
+      await ok(u.api, 'team.sync', { dir: '-work-app' });
+      expect((await serverEntries(server.url, 'newers', newToken))['project_carried.md']).toBe(carried);
+      const undone = await ok<{ notes: string[] }>(u.api, 'identity.undo', { id: merged.id });
+      expect(undone.notes.join('\n')).toContain('Retired team/project_carried.md instead of deleting it');
+      await ok(u.api, 'team.sync', { dir: '-work-app' });
+      await ok(u.api, 'team.sync', { dir: '-work-old' });
+      // The new team had it only from the merge: emptied there. The old team keeps it.
+      expect((await serverEntries(server.url, 'newers', newToken))['project_carried.md']).toBe('');
+      expect((await serverEntries(server.url, 'olders', oldToken))['project_carried.md']).toBe(carried);
+      expect(await fs.readFile(path.join(old, 'team', 'project_carried.md'), 'utf8')).toBe(carried);
+    } finally {
+      await u.ctx.close();
     }
   });
 
