@@ -186,9 +186,11 @@ export function joinedView(text: string): TextView | null {
 // A run of base64 as `base64` prints it: at least MIN_BASE64 characters, on one line or wrapped
 // over several (each but the last a full line), `=` padding at its end; or of base64url (RFC 4648
 // §5: `-` and `_` for `+` and `/`, padding usually left out), as JWT parts, URL-safe tokens and
-// `basenc --base64url` write it. Not inside a longer word. Node's base64 decoder reads both alphabets
-// (a run mixing them decodes to bytes that are no text, and is left out as binary is).
-const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}(?:\r?\n[A-Za-z0-9+/_-]{4,})*={0,2}(?![A-Za-z0-9+/=_-])/g;
+// `basenc --base64url` write it. Not inside a longer word, but right after an `=`: a value is where
+// people keep base64 (`GH_B64=…` in a .env, `?auth=…` in a URL), and base64 holds `=` only at its end.
+// Node's base64 decoder reads both alphabets (a run mixing them decodes to bytes that are no text,
+// and is left out as binary is).
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}(?:\r?\n[A-Za-z0-9+/_-]{4,})*={0,2}(?![A-Za-z0-9+/=_-])/g;
 /** The shortest run worth decoding: 24 bytes, below which no credential format (nor a `.env` line with one) fits. */
 const MIN_BASE64 = 32;
 /** How much of what a run decodes to must be printable text for it to be text that was encoded. */
