@@ -36,6 +36,10 @@ const envBlob = Buffer.from(`NODE_ENV=production\nDEPLOY_TOKEN=${rand(ALNUM, 24)
   .match(/.{1,76}/g)!
   .join('\n');
 const ec = pem('EC ', 'MHcCAQEEI');
+const ghp3 = `ghp_${rand(ALNUM, 36)}`;
+const ghp4 = `ghp_${rand(ALNUM, 36)}`;
+const ghp5 = `ghp_${rand(ALNUM, 36)}`;
+const b64Value = Buffer.from(`ghp_${rand(ALNUM, 36)}`).toString('base64');
 
 /** key → content of files that must stay home, and the secret each one holds. */
 const LEAKS: { key: string; content: string; secret: string }[] = [
@@ -79,6 +83,12 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: 'reference_env_blob.md', content: `The CI .env, as \`base64 .env\` printed it:\n\n${envBlob}\n`, secret: envBlob.slice(-60, -20) },
   { key: 'reference_split.md', content: `Bot token (wrapped by the terminal):\n${ghp2.slice(0, 23)}\n${ghp2.slice(23)}\n`, secret: ghp2.slice(0, 23) },
   { key: `reference_${ghp}.md`, content: 'The token for the release bot is in this file name.\n', secret: ghp },
+  // Session 41, every exit: the forms people write, in files Claude Code wrote (not through Memdir).
+  { key: 'reference_desc.md', content: `---\nname: bot\ndescription: release bot, token ${ghp3}\ntype: reference\n---\n\nSee the description.\n`, secret: ghp3 },
+  { key: 'reference_crlf.md', content: `Bot token (wrapped, CRLF):\r\n${ghp4.slice(0, 21)}\r\n${ghp4.slice(21)}\r\n`, secret: ghp4.slice(0, 21) },
+  { key: 'reference_git_url.md', content: 'Mirror: git clone https://deploy:Vq7rT2mXk9Lp@git.internal/app.git\n', secret: 'Vq7rT2mXk9Lp' },
+  { key: 'reference_env_value_b64.md', content: `CI secret, base64 as a .env value:\n\nGH_B64=${b64Value}\n`, secret: b64Value },
+  { key: 'MEMORY.md', content: `- [Release bot](reference_bot.md) — token ${ghp5}\n`, secret: ghp5 },
   { key: `${akia}/notes.md`, content: 'A folder named after a key id.\n', secret: akia },
 ];
 
