@@ -321,7 +321,10 @@ describe('every view a reader could decode (issue 15)', () => {
     // Session 41 (every exit): base64 written as a value — `NAME=…` in a .env, `?t=…` in a URL —
     // right after its `=`, as people keep a base64'd credential, was never decoded.
     ['a token in base64 as a .env value', `GH_B64=${Buffer.from(ghp).toString('base64')}`],
-    ['a URL with a password in base64 as a query value', `https://ci/run?auth=${Buffer.from('https://deploy:Tr0ub4dorZq81xW@git.example.org/r').toString('base64')}`],
+    [
+      'a URL with a password in base64 as a query value',
+      `https://ci/run?auth=${Buffer.from('https://deploy:Tr0ub4dorZq81xW@git.example.org/r').toString('base64')}`,
+    ],
   ];
 
   it('names a secret found in base64 by a masked excerpt of the base64 as written', async () => {

@@ -84,7 +84,11 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: 'reference_split.md', content: `Bot token (wrapped by the terminal):\n${ghp2.slice(0, 23)}\n${ghp2.slice(23)}\n`, secret: ghp2.slice(0, 23) },
   { key: `reference_${ghp}.md`, content: 'The token for the release bot is in this file name.\n', secret: ghp },
   // Session 41, every exit: the forms people write, in files Claude Code wrote (not through Memdir).
-  { key: 'reference_desc.md', content: `---\nname: bot\ndescription: release bot, token ${ghp3}\ntype: reference\n---\n\nSee the description.\n`, secret: ghp3 },
+  {
+    key: 'reference_desc.md',
+    content: `---\nname: bot\ndescription: release bot, token ${ghp3}\ntype: reference\n---\n\nSee the description.\n`,
+    secret: ghp3,
+  },
   { key: 'reference_crlf.md', content: `Bot token (wrapped, CRLF):\r\n${ghp4.slice(0, 21)}\r\n${ghp4.slice(21)}\r\n`, secret: ghp4.slice(0, 21) },
   { key: 'reference_git_url.md', content: 'Mirror: git clone https://deploy:Vq7rT2mXk9Lp@git.internal/app.git\n', secret: 'Vq7rT2mXk9Lp' },
   { key: 'reference_env_value_b64.md', content: `CI secret, base64 as a .env value:\n\nGH_B64=${b64Value}\n`, secret: b64Value },
