@@ -66,7 +66,10 @@ loads nothing; --json keeps each folder's scan as it is.
 "index", "memories" and "problems" are those of \`memdir scan --json\`; warning codes: auto-memory-off,
 local-not-ignored, bad-agent-file, bad-memory-field, other-launch-dir, shared-memory-folder, agent-index-not-read
 (a project or local MEMORY.md that is a link or not a plain file, or a folder leading out of the launch
-directory: Claude Code does not read it and tells the sub-agent to write nothing there).
+directory: Claude Code does not read it and tells the sub-agent to write nothing there),
+secret-in-committed-memory (a file of agent memory git commits — project memory, local memory not
+git-ignored — holds a secret, named masked as \`memdir secrets scan\` names it: remove it before you commit;
+once committed, git's history keeps it, so revoke it).
 Exit codes: 0 shown, 2 usage or I/O error (unknown project, a --launch-dir no session of it starts in).`,
   async run({ values, io }) {
     const home = homeFrom(values, io);

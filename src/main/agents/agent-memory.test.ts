@@ -344,6 +344,62 @@ describe('listAgentMemories (R-AGENT)', () => {
       expect(await localWarnings()).toEqual([]);
     });
   });
+
+  // Session 41 (every way a secret leaves): project agent memory is committed and pushed with the
+  // repository — a way off the machine Memdir never runs, so it names each secret there, as written
+  // by a sub-agent (not through Memdir).
+  describe('a secret in agent memory git commits', () => {
+    // Assembled at run time, so this file holds no token.
+    const token = `ghp_${'R8kq2Lw9Zx4Tn7Vb3Mc6Pd1Hs5Jf0Ya2Ge8U'}`;
+    const secretWarnings = async () => (await listAgentMemories(home, repo)).warnings.filter((w) => w.code === 'secret-in-committed-memory');
+    const memory = async (folder: string, name: string, text: string) => {
+      const file = path.join(repo, '.claude', folder, name);
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, text);
+      return file;
+    };
+
+    it('names a secret in project agent memory, masked, and says to remove it before committing', async () => {
+      git(repo, 'init', '-q');
+      await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));
+      await memory('agent-memory', 'deployer/reference_ci.md', `---\nname: ci\ndescription: CI bot\ntype: reference\n---\n\nBot token: ${token}\n`);
+      const warnings = await secretWarnings();
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.message).toBe(
+        '.claude/agent-memory/deployer/reference_ci.md holds a GitHub token (ghp_************) at line 7. Project agent memory is committed and shared through git, so a push sends it off this machine. Remove or redact it before you commit.',
+      );
+      expect(JSON.stringify(warnings)).not.toContain(token);
+    });
+
+    it('once the file is committed, says that git history keeps the secret: revoke it; a token in a name is masked there too', async () => {
+      git(repo, 'init', '-q');
+      await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));
+      await memory('agent-memory', `deployer/reference_${token}.md`, 'The token is the name.\n');
+      git(repo, 'add', '.claude');
+      git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '-m', 'agent memory');
+      const [warning, ...rest] = await secretWarnings();
+      expect(rest).toEqual([]);
+      expect(warning!.message).toMatch(/^\.claude\/agent-memory\/deployer\/reference_ghp_\*{12}\.md holds a GitHub token \(ghp_\*{12}\) in its name\./);
+      expect(warning!.message).toMatch(/committed already: removing the secret now leaves it in git's history, so revoke it/);
+      expect(JSON.stringify(warning)).not.toContain(token);
+    });
+
+    it('covers local agent memory only when git would commit it, and says nothing outside git or of user memory', async () => {
+      await agentFile(projectAgents(), 'scratch.md', definition('name: scratch\nmemory: local'));
+      await memory('agent-memory-local', 'scratch/notes.md', `token ${token}\n`);
+      await memory('agent-memory', 'other/notes.md', `token ${token}\n`);
+      await fs.mkdir(path.join(home, 'agent-memory', 'scratch'), { recursive: true });
+      await fs.writeFile(path.join(home, 'agent-memory', 'scratch', 'notes.md'), `token ${token}\n`);
+      expect(await secretWarnings()).toEqual([]);
+      git(repo, 'init', '-q');
+      expect((await secretWarnings()).map((w) => w.file)).toEqual([
+        path.join(repo, '.claude/agent-memory/other/notes.md'),
+        path.join(repo, '.claude/agent-memory-local/scratch/notes.md'),
+      ]);
+      await fs.writeFile(path.join(repo, '.gitignore'), '.claude/agent-memory-local/\n');
+      expect((await secretWarnings()).map((w) => w.file)).toEqual([path.join(repo, '.claude/agent-memory/other/notes.md')]);
+    });
+  });
 });
 
 describe('a project or local MEMORY.md Claude Code does not read (2.1.332, observed-agent.json "notRead")', () => {

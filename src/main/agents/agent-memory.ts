@@ -20,6 +20,7 @@ import path from 'node:path';
 import { AGENT_MEMORY_FOLDER, INDEX_FILE } from '../../shared/limits.js';
 import { describeYamlError, listSubfolders, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
 import { agentTypeDirName } from '../../shared/agent-type-name.js';
+import { SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';
@@ -44,7 +45,14 @@ export interface AgentMemory {
 
 /** Something worth telling the user about agent memory; never thrown. */
 export interface AgentMemoryWarning {
-  code: 'local-not-ignored' | 'bad-agent-file' | 'bad-memory-field' | 'other-launch-dir' | 'shared-memory-folder' | 'agent-index-not-read';
+  code:
+    | 'local-not-ignored'
+    | 'bad-agent-file'
+    | 'bad-memory-field'
+    | 'other-launch-dir'
+    | 'shared-memory-folder'
+    | 'agent-index-not-read'
+    | 'secret-in-committed-memory';
   file?: string;
   message: string;
 }
@@ -299,12 +307,86 @@ export async function listAgentMemories(
   if (launchDir) {
     const localRoot = agentMemoryRoot('local', userBase, launchDir)!;
     const usesLocal = agents.some((a) => a.scopes.some((s) => s.scope === 'local' && s.enabled));
+    let localCommitted = false;
     if (usesLocal || (await isDirectory(localRoot))) {
       const warning = await localIgnoredWarning(launchDir);
       if (warning) warnings.push(warning);
+      localCommitted = warning !== null;
     }
+    const committed = agents.flatMap((a) => a.scopes.filter((s) => s.exists && (s.scope === 'project' || (s.scope === 'local' && localCommitted))));
+    warnings.push(...(await committedSecretWarnings(launchDir, committed)));
   }
   return { agents, warnings };
+}
+
+/** The most findings named in one warning; the rest are counted. */
+const MAX_NAMED_FINDINGS = 3;
+
+/**
+ * A secret in agent memory git commits (project memory, and local memory that is not git-ignored):
+ * git is a way off this machine Memdir does not hold — it never commits nor pushes — so each file
+ * holding one is named (by the one scanner, `memdir secrets scan`'s: the secret masked, a secret
+ * in a file or folder name too) with what to do: remove it before committing, or, once committed,
+ * revoke it, since git's history keeps it after the file no longer does. Outside git there is no
+ * such way: nothing is said.
+ */
+async function committedSecretWarnings(launchDir: string, scopes: readonly AgentMemoryScope[]): Promise<AgentMemoryWarning[]> {
+  if (scopes.length === 0) return [];
+  const inGit = await runGit(['rev-parse', '--is-inside-work-tree'], launchDir);
+  if (inGit.code !== 0 || inGit.stdout.trim() !== 'true') return [];
+  const { scanContent } = await import('../secrets/index.js');
+  const warnings: AgentMemoryWarning[] = [];
+  for (const scope of scopes) {
+    // Names as git and Claude Code see them: relative to the launch directory (`.claude/agent-memory/reviewer/x.md`).
+    const files = await markdownFiles(scope.memoryDir);
+    if (files.length === 0) continue;
+    const tracked = await runGit(['ls-files', '-z', '--', ...files.map((f) => path.relative(launchDir, f))], launchDir);
+    const committed = new Set(tracked.code === 0 ? tracked.stdout.split('\0').filter(Boolean) : []);
+    for (const file of files) {
+      const rel = path.relative(launchDir, file).split(path.sep).join('/');
+      let data: Buffer;
+      try {
+        data = await fs.readFile(file);
+      } catch {
+        continue;
+      }
+      const findings = await scanContent(rel, data);
+      if (findings.length === 0) continue;
+      const shown = findings[0]!.file;
+      const named = findings.slice(0, MAX_NAMED_FINDINGS).map((f) => {
+        const what = f.rule === SCANNER_ERROR_RULE ? f.title.toLowerCase() : `${/^[AEIOU]/.test(f.title) ? 'an' : 'a'} ${f.title} (${f.match})`;
+        return f.where === 'name' ? `${what} in its name` : `${what} at line ${f.line}`;
+      });
+      const more = findings.length > MAX_NAMED_FINDINGS ? ` and ${findings.length - MAX_NAMED_FINDINGS} more` : '';
+      const where = scope.scope === 'project' ? 'Project agent memory is committed' : 'This local agent memory is not git-ignored, so it is committed';
+      const todo = committed.has(rel)
+        ? "The file is committed already: removing the secret now leaves it in git's history, so revoke it (and if that commit was not pushed yet, amend it before you push)."
+        : 'Remove or redact it before you commit.';
+      warnings.push({
+        code: 'secret-in-committed-memory',
+        file: path.join(launchDir, shown),
+        message: `${shown} holds ${named.join(', ')}${more}. ${where} and shared through git, so a push sends it off this machine. ${todo}`,
+      });
+    }
+  }
+  return warnings;
+}
+
+/** Every `*.md` file under `dir` (no links followed, no dot-folders), sorted; [] when it cannot be read. */
+async function markdownFiles(dir: string, depth = 0): Promise<string[]> {
+  let entries;
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const full = path.join(dir, entry.name);
+    if (entry.isFile() && entry.name.endsWith('.md')) files.push(full);
+    else if (entry.isDirectory() && !entry.name.startsWith('.') && depth < AGENT_DIR_MAX_DEPTH) files.push(...(await markdownFiles(full, depth + 1)));
+  }
+  return files;
 }
 
 /**
