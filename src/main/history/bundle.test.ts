@@ -134,3 +134,47 @@ describe('imported histories', () => {
     expect(await fs.readdir(target)).toEqual(['own.md']);
   });
 });
+
+// Session 41 (every way a secret leaves): the whole history — secrets edited out included — is
+// written to a file while an export packs it. Not in the shared temporary folder where every
+// local user may read it (`git bundle create` makes it 0644 there): in a folder only its owner opens.
+describe('the history bundle while it is made', () => {
+  it('is written in a folder of the temporary directory only its owner can open, and removed after', async () => {
+    const dir = await memoryDir('private');
+    await change(dir, 'Create x.md', () => writeFileAtomic(dir, 'x.md', 'x one\n'));
+    const bin = path.join(tmp, 'bin-modes');
+    const log = path.join(tmp, 'bundle-dirs.log');
+    await fs.mkdir(bin, { recursive: true });
+    const real = (process.env.PATH ?? '').split(path.delimiter).find((d) => d !== bin && existsSync(path.join(d, 'git')));
+    // For `git bundle create -q FILE HEAD`: the folder the bundle is written in, and its mode.
+    await fs.writeFile(
+      path.join(bin, 'git'),
+      [
+        '#!/bin/sh',
+        's=0',
+        'for a in "$@"; do',
+        `  if [ $s = 3 ]; then d=$(dirname "$a"); printf '%s %s\\n' "$d" "$(stat -c %a "$d")" >> '${log}'; s=4; fi`,
+        '  if [ $s = 2 ] && [ "$a" = -q ]; then s=3; fi',
+        '  if [ $s = 1 ] && [ "$a" = create ]; then s=2; fi',
+        '  if [ $s = 0 ] && [ "$a" = bundle ]; then s=1; fi',
+        'done',
+        `exec '${path.join(real!, 'git')}' "$@"`,
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const before = process.env.PATH;
+    process.env.PATH = `${bin}${path.delimiter}${before ?? ''}`;
+    try {
+      expect(await bundleHistory(dir, { dataDir })).not.toBeNull();
+    } finally {
+      process.env.PATH = before;
+    }
+    const [line, ...more] = (await fs.readFile(log, 'utf8')).split('\n').filter(Boolean);
+    expect(more).toEqual([]);
+    const [folder, mode] = line!.split(' ');
+    expect(mode).toBe('700');
+    expect(path.dirname(folder!)).toBe(os.tmpdir());
+    expect(existsSync(folder!)).toBe(false);
+  });
+});

@@ -4,7 +4,6 @@
  * imported bundle is kept in the target's shadow repository under `refs/memdir/imports/<name>`,
  * so the history the memories had elsewhere stays readable beside their new one (imports.ts).
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,12 +14,17 @@ import { type HistoryEntry, LOG_FORMAT, parseLog, toEntry } from './log-format.j
 import { withMemoryLock } from '../core/memory-lock.js';
 import { IMPORT_NAME, IMPORTS, UNDONE_IMPORTS } from './imports.js';
 
+/**
+ * Run `fn` with a path for a file of its own, in a new folder of the temporary directory that only
+ * this user can open (mkdtemp makes it 0700): the bundle is the whole history, every secret edited
+ * out of a memory included, and `git bundle create` writes it readable by all (0644).
+ */
 async function withTempFile<T>(fn: (file: string) => Promise<T>): Promise<T> {
-  const file = path.join(os.tmpdir(), `memdir-bundle-${process.pid}-${randomBytes(6).toString('hex')}.bundle`);
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-bundle-'));
   try {
-    return await fn(file);
+    return await fn(path.join(dir, 'history.bundle'));
   } finally {
-    await fs.rm(file, { force: true });
+    await fs.rm(dir, { recursive: true, force: true });
   }
 }
 
