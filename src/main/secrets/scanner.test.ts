@@ -237,6 +237,10 @@ describe('scanText', () => {
       `Bearer ${'x'.repeat(200_000)}=`,
       'x = '.repeat(50_000),
       `${'"a": "b", '.repeat(20_000)}`,
+      // Lines a wrapped URL's credentials are joined across (views.ts SPLIT_TOKEN): tried where each line ends.
+      `https://u:${'b'.repeat(200)}\r\n`.repeat(5_000),
+      `postgres://${'a:'.repeat(50_000)}\n${'a:'.repeat(50_000)}@h`,
+      `x://${'a'.repeat(90)}:${'b@'.repeat(50_000)}\n`.repeat(2),
     ];
     for (const text of hostile) {
       const start = performance.now();
@@ -320,6 +324,9 @@ describe('every view a reader could decode (issue 15)', () => {
     ['a token split across two quoted lines', `> token: ${ghp.slice(0, 17)}\n> ${ghp.slice(17)}`],
     // Session 41 (every exit): base64 written as a value — `NAME=…` in a .env, `?t=…` in a URL —
     // right after its `=`, as people keep a base64'd credential, was never decoded.
+    // …and a URL's password wrapped by a terminal or an editor (CRLF, as on Windows), inside it or after its `@`.
+    ['a URL password wrapped inside the password', 'git clone https://deploy:Tr0ub4dorZq\r\n81xW@git.example.org/app.git'],
+    ['a URL password wrapped after its @', 'git clone https://deploy:Tr0ub4dorZq81xW@\r\ngit.example.org/app.git'],
     ['a token in base64 as a .env value', `GH_B64=${Buffer.from(ghp).toString('base64')}`],
     [
       'a URL with a password in base64 as a query value',
@@ -334,6 +341,10 @@ describe('every view a reader could decode (issue 15)', () => {
     expect(blob).toContain(`Pasted: ${blob}`.slice(...f!.range));
     expect(f!.match).toBe(`${`Pasted: ${blob}`.slice(f!.range[0], f!.range[0] + 4)}${'*'.repeat(12)}`);
     expect(f!.match.startsWith('ghp_')).toBe(false);
+  });
+
+  it('joins no line that ends in a port onto the next (a URL and an e-mail address are no wrapped credentials)', async () => {
+    expect(await scanText('Staging: https://staging.internal:8443\r\nops-team@example.com is on call.\n')).toEqual([]);
   });
 
   it('leaves alone base64 that is no text (an image, a hash) and text in base64 without a secret', async () => {

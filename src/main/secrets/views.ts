@@ -83,12 +83,28 @@ const MULTI_LINE_HINT = /PRIVATE KEY|service_account/;
 // of its body, and the next line (after its quote marker or indentation) that goes on with the body.
 // Only the line break goes; every rule still judges the joined token by its exact format. The
 // prefixes are the rules' own (rules.ts `prefix`, PRESET_FORMATS): a new format's prefix is joined too.
-const SPLIT_TOKEN = new RegExp(String.raw`(?<=${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200})\r?\n[ \t]*(?:>[ \t]?)*[ \t]*(?=[A-Za-z0-9_-]{4})`, 'g');
+// …and a URL's credentials wrapped the same way (`https://deploy:pass` / `word@host`, or `…pass@` /
+// `host`): a line that ends inside a URL's `user:password` (no space, `/` or `@` yet; not a port,
+// `https://host:8080`), and the next that goes on up to its `@`; or a line that ends right after
+// that `@`, and the next that starts with the host. The URL rules judge the joined URL as any other.
+// Each lookbehind is tried only where a line ends (the lookahead first), so a long line costs one pass.
+const URL_USER = String.raw`\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:@/?#'"<>]{0,100}:`;
+const LINE_GOES_ON = String.raw`\r?\n[ \t]*(?:>[ \t]?)*[ \t]*`;
+const SPLIT_TOKEN = new RegExp(
+  String.raw`(?=\r?\n)(?:` +
+    [
+      String.raw`(?<=${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200})${LINE_GOES_ON}(?=[A-Za-z0-9_-]{4})`,
+      String.raw`(?<=${URL_USER}[^\s@/?#'"]{0,200})(?<!:[0-9]{1,5})${LINE_GOES_ON}(?=[^\s@/?#'"]{1,200}@[^\s/?#'"<>:]{1,253})`,
+      String.raw`(?<=${URL_USER}[^\s@/?#'"]{1,200}@)${LINE_GOES_ON}(?=[A-Za-z0-9][A-Za-z0-9.-]{0,252})`,
+    ].join('|') +
+    ')',
+  'g',
+);
 
 // Whether any of the above could apply (a line prefix only matters to a multi-line format).
 const ANY_ENCODING =
   /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|<!--|-->|\\[nrtbf"\\/u]|%[0-7][0-9A-Fa-f]|PRIVATE KEY|service_account/;
-const SPLIT_HINT = new RegExp(String.raw`${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200}\r?\n`);
+const SPLIT_HINT = new RegExp(String.raw`${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200}\r?\n|:\/\/[^\s/:@]{0,100}:[^\s@/]{0,200}@?\r?\n`);
 
 const removeInvisible = rewrite(INVISIBLE, () => '');
 const blankCommentMarkers = rewrite(COMMENT_MARKER, (m) => ' '.repeat(m[0].length));
