@@ -114,6 +114,21 @@ describe('MemoryWatcher', () => {
     expect(await next).toEqual(['-work-first']);
   });
 
+  it('sees a home that did not exist when it started, made later by Claude Code with its first memory (two folders down)', async () => {
+    // A new user starts Memdir before Claude Code's first session: CLAUDE_CONFIG_DIR (here even its parent) is not there yet.
+    const home = path.join(root, 'not-yet', 'claude');
+    const changes: string[][] = [];
+    watcher = new MemoryWatcher(home, path.join(root, 'data'), (dirs) => changes.push(dirs));
+    let next = nextChange(changes);
+    await fs.mkdir(path.join(home, 'projects', '-work-first', 'memory'), { recursive: true });
+    await fs.writeFile(path.join(home, 'projects', '-work-first', 'memory', 'feedback_tabs.md'), 'x');
+    expect(await next).toEqual(['-work-first']);
+    // And from then on it is watched as any home.
+    next = nextChange(changes);
+    await fs.writeFile(path.join(home, 'projects', '-work-first', 'memory', 'MEMORY.md'), '- [Tabs](feedback_tabs.md)\n');
+    expect(await next).toEqual(['-work-first']);
+  });
+
   it('sees memories in subfolders (retros/x.md), in folders there at its start and in ones made since', async () => {
     const home = path.join(root, 'home');
     const memory = path.join(home, 'projects', '-work-app', 'memory');

@@ -31,9 +31,19 @@ function isPlainDirectory(p: string): boolean {
   }
 }
 
+/** Whether `p` is a directory, a link to one included (a home may be a link). */
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
 /** What a watched directory is, and for which project. */
 type Role =
-  | { kind: 'home' }
+  /** The home or the nearest folder above it that exists, while there is no `projects/` yet: `next` is the name on the way to it. */
+  | { kind: 'waiting'; next: string }
   | { kind: 'projects' }
   | { kind: 'project'; dir: string }
   | { kind: 'memory'; dir: string; moved: boolean }
@@ -59,8 +69,38 @@ export class MemoryWatcher {
     private readonly onChange: (dirs: string[]) => void,
   ) {
     this.projects = path.join(home, 'projects');
-    // A home without projects yet: wait for Claude Code to create the folder.
-    if (!this.watchProjects()) this.watchDir(home, { kind: 'home' });
+    // A home without projects yet, or no home at all (Memdir started before Claude Code's first
+    // session): wait for Claude Code to create them.
+    if (!this.watchProjects()) this.waitForProjects();
+  }
+
+  /**
+   * Watch the nearest folder on the way to `projects/` that exists (the home, else the folder
+   * above it…) until `projects/` is there; then watch it and report every project it already
+   * holds (Claude Code makes the home, `projects/<dir>/` and `memory/` in one go).
+   */
+  private waitForProjects(): void {
+    // Each turn goes one folder deeper at least, or stops.
+    for (let turn = 0; turn < 256; turn++) {
+      let folder = this.projects;
+      while (!isDirectory(folder) && path.dirname(folder) !== folder) folder = path.dirname(folder);
+      if (folder === this.projects) {
+        if (!this.watchProjects()) return;
+        this.stopWaiting();
+        for (const dir of this.subdirs(this.projects)) this.note(dir);
+        return;
+      }
+      const next = path.relative(folder, this.projects).split(path.sep)[0]!;
+      this.stopWaiting(folder);
+      if (!this.watchDir(folder, { kind: 'waiting', next })) return;
+      // Made between the look and the watch: look again.
+      if (!fs.existsSync(path.join(folder, next))) return;
+    }
+  }
+
+  /** Drop the watches that wait for `projects/` (but the one on `keep`). */
+  private stopWaiting(keep?: string): void {
+    for (const [dir, { role }] of [...this.watches]) if (role.kind === 'waiting' && dir !== keep) this.unwatch(dir);
   }
 
   private watchProjects(): boolean {
@@ -161,11 +201,8 @@ export class MemoryWatcher {
   private event(where: string, role: Role, name: string | null): void {
     if (this.closed) return;
     switch (role.kind) {
-      case 'home': {
-        if (name === 'projects' && this.watchProjects()) {
-          this.unwatch(where);
-          for (const dir of this.subdirs(this.projects)) this.note(dir);
-        }
+      case 'waiting': {
+        if (name === null || name === role.next) this.waitForProjects();
         return;
       }
       case 'projects': {
