@@ -107,7 +107,7 @@ describe.runIf(unix)('npm start without Electronʼs binary', () => {
     const { outcome: result, text } = await launch(envFor());
     expect(m.requests).toEqual([zipPath()]);
     const lines = text.trim().split('\n');
-    expect(lines.at(-1)).toBe(
+    expect(lines.at(-2)).toBe(
       `Starting the headless host instead of the desktop app: Electron ${pkg.version} could not be installed: HTTPError: Response code 404 (Not Found) for ${m.url.slice(0, -1)}${zipPath()}.`,
     );
     expect(text).not.toMatch(/\n\s+at /);
@@ -124,6 +124,10 @@ describe.runIf(unix)('npm start without Electronʼs binary', () => {
     const { outcome: result, text } = await launch(envFor({ ELECTRON_MIRROR: `http://127.0.0.1:${port}/` }));
     expect(text).toContain('could not be installed: the download failed: nothing is listening there (the connection was refused).');
     expect(text).not.toMatch(/ECONNREFUSED|fetch failed/);
+    // A new user is told what to do about it, not only why (the host's link follows).
+    expect(text).toContain(
+      `To get the desktop app, check the connection (or set ELECTRON_MIRROR to a mirror you can reach) and run npm start again; meanwhile open Memdir's link below in a browser.`,
+    );
     await expectHostServing(result);
   });
 

@@ -85,13 +85,18 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
+/** Said after a failed download of Electron, before the host's link. */
+const INSTALL_ADVICE =
+  "To get the desktop app, check the connection (or set ELECTRON_MIRROR to a mirror you can reach) and run npm start again; meanwhile open Memdir's link below in a browser.";
+
 /** The desktop app, or the host with the reason it is not the app. */
 export async function runLauncher(options: LauncherOptions): Promise<LaunchOutcome> {
   const { env, write } = options;
   // The host (the whole app) is loaded only when it is what starts: Electron's start needs none of it.
   const startHost = options.startHost ?? (async (args: string[]) => (await import('./host/serve-app.js')).serve(args));
-  const host = async (reason: string): Promise<LaunchOutcome> => {
+  const host = async (reason: string, advice?: string): Promise<LaunchOutcome> => {
     write(`Starting the headless host instead of the desktop app: ${reason}.\n`);
+    if (advice) write(`${advice}\n`);
     return { kind: 'host', reason, host: await startHost(options.args) };
   };
   if (env.MEMDIR_HEADLESS) return host('MEMDIR_HEADLESS is set');
@@ -149,7 +154,8 @@ export async function runLauncher(options: LauncherOptions): Promise<LaunchOutco
       );
       return { kind: 'stopped', signal: stoppedBy ?? 'SIGINT' };
     }
-    if (!result.ok) return host(`Electron ${pkg.version} could not be installed: ${result.error}`);
+    // Why alone leaves a newcomer stuck: say what gets the app, and that the link below works meanwhile.
+    if (!result.ok) return host(`Electron ${pkg.version} could not be installed: ${result.error}`, INSTALL_ADVICE);
     write(result.byOther ? `The other npm start installed Electron ${pkg.version}.\n` : `Electron ${pkg.version} installed (${megabytes(result.bytes)}).\n`);
     found = locateElectron(pkg, env);
   }
