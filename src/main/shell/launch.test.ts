@@ -550,6 +550,16 @@ describe.runIf(process.platform === 'linux')('npm start on a machine without a d
     await expectHostServing(result);
   });
 
+  it('says of a home Claude Code has not made yet that it makes it at its first session, and that its memories show as it writes them', async () => {
+    await withMirror('zip');
+    const { DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...env } = envFor();
+    const lines: string[] = [];
+    await launch(env, { startHost: (a) => serve(a, (l) => lines.push(l)) });
+    expect(lines.at(-1)).toBe(
+      `Home: ${path.join(root, 'home')} (not there yet: Claude Code makes it at its first session, and Memdir shows its memories as it writes them; meanwhile the app's demo workspace shows what Memdir does)`,
+    );
+  });
+
   it('opens the window with a Wayland display only', async () => {
     await withMirror('zip');
     const { DISPLAY: _display, ...env } = envFor({ WAYLAND_DISPLAY: 'wayland-0', electron_use_remote_checksums: '1' });

@@ -26,7 +26,7 @@ function EmptyState({ home, exists }: { home: string | null; exists: boolean }) 
       <p>
         {exists
           ? `Claude Code has not saved any memories in ${home} yet. They appear here as soon as it does.`
-          : `Memdir looks for Claude Code's memory in ${home ?? '~/.claude'}, and there is nothing there yet.`}
+          : `Memdir looks for Claude Code's memory in ${home ?? '~/.claude'}, and there is nothing there yet: Claude Code makes it at its first session, and its memories appear here as it writes them.`}
       </p>
       <p>See what Memdir does with a ready-made workspace: projects with English and Chinese memories, transcripts, and a few problems to fix.</p>
       <button className="primary" onClick={() => void openDemo()} disabled={busy}>

@@ -58,7 +58,10 @@ export async function serve(
     await ctx.close().catch(() => undefined);
     throw error;
   }
-  log(`Home: ${ctx.home}${ctx.homeExists() ? '' : ' (not found yet: open the demo workspace from the app)'}`);
+  // A newcomer may start Memdir before Claude Code's first session: say that is fine (the watcher waits for the home).
+  log(
+    `Home: ${ctx.home}${ctx.homeExists() ? '' : " (not there yet: Claude Code makes it at its first session, and Memdir shows its memories as it writes them; meanwhile the app's demo workspace shows what Memdir does)"}`,
+  );
   return {
     url: host.url,
     async close() {
