@@ -188,3 +188,33 @@ describe('a Claude Code home that does not exist (a mistyped --home)', () => {
     expect(orphans).toMatchObject({ code: 0, out: `No Claude Code home at ${typo} yet: no memory can be orphaned.\n` });
   });
 });
+
+describe("a newcomer's first `memdir show`, beside Claude Code's first session", () => {
+  it('says the home is not there yet (show read it as empty in silence), and says "No memories yet" where it printed "0 memories:" and nothing under it', async () => {
+    const project = path.join(root, 'first-day-project');
+    await fs.mkdir(project, { recursive: true });
+    const missing = path.join(root, 'home not made yet');
+    const before = await memdir(['show', project, '--home', missing]);
+    expect(before.code).toBe(0);
+    expect(before.out.split('\n')[0]).toBe(`No Claude Code home at ${missing} yet: Claude Code makes it at its first session.`);
+    expect(before.out).not.toContain('0 memories');
+    // Claude Code 2.1.332's first session makes projects/<key>/ with its transcript and an empty memory/ (seen in a first-day run).
+    const home = path.join(root, 'first-day-home');
+    await fs.mkdir(path.join(home, 'projects', project.replace(/[^A-Za-z0-9]/g, '-'), 'memory'), { recursive: true });
+    const after = await memdir(['show', project, '--home', home]);
+    expect(after.out).not.toContain('No Claude Code home');
+    expect(after.out).toContain('\nNo memories yet: Claude Code saves them in the memory dir above when a session has something worth remembering.\n');
+  });
+
+  it('scan of a home not made yet, or made with no project yet, says what makes them', async () => {
+    const missing = path.join(root, 'scan home not made yet');
+    expect((await memdir(['scan', '--home', missing])).out).toBe(
+      `No Claude Code home at ${missing} yet: nothing to scan. Claude Code makes it at its first session (--home or $CLAUDE_CONFIG_DIR names another).\n`,
+    );
+    const empty = path.join(root, 'scan empty home');
+    await fs.mkdir(empty, { recursive: true });
+    expect((await memdir(['scan', '--home', empty])).out).toBe(
+      `No projects in ${empty} yet: Claude Code adds one under projects/ at its first session in a folder.\n`,
+    );
+  });
+});

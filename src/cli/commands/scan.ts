@@ -53,14 +53,14 @@ A missing home is not an error: it scans as empty. What each file held is kept i
       return 0;
     }
     if (!scan.exists) {
-      io.out(`No Claude Code home at ${home} yet: nothing to scan.\n`);
+      io.out(`No Claude Code home at ${home} yet: nothing to scan. Claude Code makes it at its first session (--home or $CLAUDE_CONFIG_DIR names another).\n`);
       return 0;
     }
     // A file where the home folder should be is not an empty home: say what is there.
     if (!fs.statSync(home).isDirectory())
       throw new CliFailure(`${home} is a file, not a folder: give Claude Code's home folder (--home, $CLAUDE_CONFIG_DIR, else ~/.claude).`);
     if (scan.projects.length === 0) {
-      io.out(`No projects in ${home}.\n`);
+      io.out(`No projects in ${home} yet: Claude Code adds one under projects/ at its first session in a folder.\n`);
       return 0;
     }
     const rows = [['PROJECT', 'MEMORIES', 'TEAM', 'INDEX', 'CUT', 'PROBLEMS', 'CHANGED']];

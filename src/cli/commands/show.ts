@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { type CommandSpec, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { formatProblem } from '../format.js';
@@ -73,6 +74,8 @@ for byte, else null — null too with auto memory off or in memory-store mode, w
         printJson(io, scan);
         return 0;
       }
+      // A home not made yet reads as empty: say so first, as scan and lint do (a newcomer before Claude Code's first session, a mistyped --home).
+      if (!fs.existsSync(home)) io.out(`No Claude Code home at ${home} yet: Claude Code makes it at its first session.\n`);
       io.out(`${scan.path ?? scan.dir}\nmemory dir: ${scan.memoryDir}\n\n`);
       const off = autoMemoryOffSentence(scan.settings);
       if (off) io.out(`${off}\n`);
@@ -97,7 +100,9 @@ for byte, else null — null too with auto memory off or in memory-store mode, w
           io.out(missing.has(f) ? `  missing ${f}  (no such file: the agent is given a pointer to nothing)\n` : `  loaded  ${f}\n`);
         for (const f of scan.index.cut) io.out(`  CUT     ${f}${missing.has(f) ? '  (missing: no such file)' : ''}\n`);
       }
-      io.out(`\n${plural(scan.memories.length, 'memory', 'memories')}:\n`);
+      if (scan.memories.length === 0)
+        io.out('\nNo memories yet: Claude Code saves them in the memory dir above when a session has something worth remembering.\n');
+      else io.out(`\n${plural(scan.memories.length, 'memory', 'memories')}:\n`);
       for (const m of scan.memories) io.out(`  ${(m.type ?? '?').padEnd(10)} ${m.file}  ${m.description}\n`);
       if (scan.team) {
         const teamFacts = cutFactsText(scan.team.index);
