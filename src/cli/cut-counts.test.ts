@@ -56,7 +56,7 @@ describe.skipIf(skip !== null)(`"cut" in the built memdir CLI${skip ? ` (skipped
 
   it('show: the count says memories and missing files apart, and the CUT list marks the pointers to missing files', async () => {
     const out = await memdir('show', DIR, '--home', home);
-    expect(out).toContain('1 pointers reach the agent, 24 are cut (3 memories past the cut · 20 pointers to missing files).');
+    expect(out).toContain('1 pointer reaches the agent, 24 are cut (3 memories past the cut · 20 pointers to missing files).');
     expect(out).toContain('  CUT     cut_a.md\n');
     expect(out).toContain('  CUT     gone_0.md  (missing: no such file)\n');
     expect(out).toContain('  CUT     kept.md\n');

@@ -217,4 +217,19 @@ describe("a newcomer's first `memdir show`, beside Claude Code's first session",
       `No projects in ${empty} yet: Claude Code adds one under projects/ at its first session in a folder.\n`,
     );
   });
+
+  it('show of the first memory Claude Code wrote counts in the singular: "1 line", "1 pointer reaches the agent" (was "1 lines", "1 pointers")', async () => {
+    const project = path.join(root, 'one-memory-project');
+    await fs.mkdir(project, { recursive: true });
+    const home = path.join(root, 'one-memory-home');
+    const memory = path.join(home, 'projects', project.replace(/[^A-Za-z0-9]/g, '-'), 'memory');
+    await fs.mkdir(memory, { recursive: true });
+    await fs.writeFile(
+      path.join(memory, 'feedback_tabs.md'),
+      '---\nname: tabs-not-spaces\ndescription: Tabs in Go files\nmetadata:\n  node_type: memory\n  type: feedback\n---\n\nTabs.\n',
+    );
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [Tabs not spaces](feedback_tabs.md) — tabs in Go files\n');
+    const show = await memdir(['show', project, '--home', home]);
+    expect(show.out).toContain('MEMORY.md: 1 line, 56 characters; 1 pointer reaches the agent, 0 are cut.\n');
+  });
 });

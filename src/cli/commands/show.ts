@@ -93,7 +93,7 @@ for byte, else null — null too with auto memory off or in memory-store mode, w
         const missing = new Set([...scan.index.loadedMissing, ...scan.index.cutMissing]);
         const loadedMissing = scan.index.loadedMissing.length;
         io.out(
-          `${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.chars} characters; ${scan.index.loaded.length} pointers reach the agent${loadedMissing ? ` (${loadedMissing} ${loadedMissing === 1 ? 'names a missing file' : 'name missing files'})` : ''}, ${scan.index.cut.length} are cut${facts ? ` (${facts})` : ''}.\n`,
+          `${INDEX_FILE}: ${plural(scan.index.lines, 'line')}, ${plural(scan.index.chars, 'character')}; ${plural(scan.index.loaded.length, 'pointer')} ${scan.index.loaded.length === 1 ? 'reaches' : 'reach'} the agent${loadedMissing ? ` (${loadedMissing} ${loadedMissing === 1 ? 'names a missing file' : 'name missing files'})` : ''}, ${scan.index.cut.length} ${scan.index.cut.length === 1 ? 'is' : 'are'} cut${facts ? ` (${facts})` : ''}.\n`,
         );
         if (scan.index.reason) io.out(`Claude Code cuts it: ${INDEX_FILE} is ${scan.index.reason}. \`memdir show --loaded\` prints what the agent gets.\n`);
         for (const f of scan.index.loaded)
