@@ -95,6 +95,9 @@ function isCertificate(code: string): boolean {
 export function failureWords(error: unknown): string {
   const inner = innermost(error);
   const code = inner ? codeOf(inner) : undefined;
+  // A name that could not be looked up is said, as the person may have it wrong (or a proxy in the way).
+  const hostname = inner && typeof (inner as { hostname?: unknown }).hostname === 'string' ? (inner as { hostname: string }).hostname : '';
+  if ((code === 'ENOTFOUND' || code === 'EAI_AGAIN') && hostname !== '') return WORDS[code]!.replace('its host name', `its host name ${hostname}`);
   if (code && WORDS[code]) return WORDS[code];
   if (code && /^SQLITE_IOERR/.test(code)) return WORDS.SQLITE_IOERR!;
   if (code && isCertificate(code)) return 'its TLS certificate is not trusted (expired, self-signed or for another name)';
@@ -107,6 +110,12 @@ export function failureWords(error: unknown): string {
     .replace(/, \w+ '.*'$/, '')
     .trim();
   return bare === '' || bare === 'fetch failed' ? 'it failed for a reason the system did not say' : bare.charAt(0).toLowerCase() + bare.slice(1);
+}
+
+/** failureWords for an error whose code (down its causes) is one known here; null for any other — a caller with its own words for the rest. */
+export function knownFailureWords(error: unknown): string | null {
+  const code = codeOf(innermost(error) ?? {});
+  return code && (WORDS[code] || /^SQLITE_IOERR/.test(code) || isCertificate(code)) ? failureWords(error) : null;
 }
 
 /** The path a Node file-system error is about, when it names one. */

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { failureSentence, failureWords, notJsonWords } from '../../shared/failure-words.js';
+import { failureSentence, failureWords, knownFailureWords, notJsonWords } from '../../shared/failure-words.js';
 
 const CODE = /\b(E[A-Z]{3,}|UND_ERR_[A-Z_]+|SQLITE_[A-Z]+)\b|fetch failed/;
 
@@ -55,6 +55,14 @@ describe('failureWords', () => {
     expect(failureWords(badPort)).not.toMatch(CODE);
     expect(failureWords(badPort)).toMatch(/port/);
     expect(failureSentence(refused)).not.toMatch(CODE);
+  });
+
+  it('names the host a lookup did not find (a typo or a proxy in the way is then plain to see)', async () => {
+    const lookup = await fetch('http://no-such-host.invalid/').catch((e: unknown) => e);
+    const words = failureWords(lookup);
+    expect(words).toMatch(/^its host name no-such-host\.invalid (is not known|could not be looked up)/);
+    expect(knownFailureWords(lookup)).toBe(words);
+    expect(knownFailureWords(new Error('something else'))).toBeNull();
   });
 
   it('keeps the first line of an error that carries no code (Memdir’s own bug, to report)', () => {

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import Anthropic, { APIConnectionTimeoutError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk';
 import { estimateCostUsd, PRICE_TABLE_NOTE } from './pricing.js';
 import { redact } from './redact.js';
+import { knownFailureWords } from '../../shared/failure-words.js';
 import {
   type AnswerBlock,
   type CompleteRequest,
@@ -88,34 +89,6 @@ function retryAfterMs(headers: Headers): number | null {
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const at = Date.parse(after);
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
-}
-
-/** Network error codes (Node's and undici's), in words; anything else is left unsaid. */
-const CONNECTION_TROUBLE: Record<string, string> = {
-  ENOTFOUND: 'its host name was not found',
-  EAI_AGAIN: 'its host name could not be looked up',
-  ECONNREFUSED: 'nothing answers at that address',
-  ECONNRESET: 'the connection was closed',
-  EPIPE: 'the connection was closed',
-  UND_ERR_SOCKET: 'the connection was closed',
-  ETIMEDOUT: 'the connection timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
-  EHOSTUNREACH: 'the host cannot be reached',
-  ENETUNREACH: 'the network cannot be reached',
-  CERT_HAS_EXPIRED: 'its certificate has expired',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is not trusted',
-  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate is not trusted',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate is not trusted',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host',
-};
-
-/** Why a connection failed, in words, from the error codes down its chain of causes; null when none is known. */
-function connectionTrouble(error: unknown): string | null {
-  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_TROUBLE[code]) return CONNECTION_TROUBLE[code];
-  }
-  return null;
 }
 
 /** A model provider on the Anthropic Messages API (or a compatible gateway). */
@@ -292,7 +265,7 @@ export class AnthropicProvider implements ModelProvider {
       );
     }
     if (error instanceof APIError) {
-      const why = connectionTrouble(error);
+      const why = knownFailureWords(error);
       return new LlmError(
         'network',
         `The API at ${this.baseURL} could not be reached${why ? ` (${why})` : ''}. Check the network connection and the base URL in Settings (or ANTHROPIC_BASE_URL).`,
@@ -305,8 +278,8 @@ export class AnthropicProvider implements ModelProvider {
       });
     }
     // The connection went in the middle of the answer (undici's "terminated").
-    if (error instanceof TypeError && connectionTrouble(error)) {
-      return new LlmError('network', `The connection to the API at ${this.baseURL} was lost in the middle of its answer (${connectionTrouble(error)}).`, {
+    if (error instanceof TypeError && knownFailureWords(error)) {
+      return new LlmError('network', `The connection to the API at ${this.baseURL} was lost in the middle of its answer (${knownFailureWords(error)}).`, {
         cause: error,
         tryAgain: 'Try again.',
       });
