@@ -148,6 +148,8 @@ or, when the dream did not start: {"id": null, "status": "not-started", "reason"
 With a model (ANTHROPIC_API_KEY, the key saved in Memdir's settings, or the Claude Code CLI, as the
 app's "Dream now") Consolidate is a bounded tool-using loop; without one, or if it fails, deterministic
 rules: duplicates merged, relative dates made absolute, stale facts and contradictions flagged. Undo with \`memdir dream revert <id>\`.
+Ctrl-C before apply cancels the dream: nothing changed, the lock rolled back ("cancelled", exit 1); once apply
+has begun it is finished whole first and reported as done.
 Exit codes: 0 done (completed, nothing to change, dry run), 1 not started (gates closed, lock held),
 held back for confirmation, or cancelled, 2 usage or I/O error, or the dream failed.`,
   async run({ values, io }) {

@@ -197,6 +197,29 @@ describe('a dream', () => {
     });
   }
 
+  it('Ctrl-C (SIGINT) once apply has begun: apply finishes whole, and the record, history and lock say it was applied', async () => {
+    // The CLI's `memdir dream` listens for SIGINT itself (it reports the cancel), so the signal does not end the process here either.
+    const cli = () => undefined;
+    process.on('SIGINT', cli);
+    try {
+      const { record } = await runDream(options({ hooks: { afterFirstWrite: async () => void process.emit('SIGINT', 'SIGINT') } }));
+      const files = await fx.files();
+      // Whole: every change of the plan is on disk (none half-applied), as one history entry.
+      expect(Object.keys(files)).toEqual(['MEMORY.md', 'feedback_db.md', 'project_freeze.md', 'reference_dash.md', 'user_role.md']);
+      expect(files['project_freeze.md']).toContain('2026-03-13');
+      const dreams = (await listHistory(fx.memoryDir, { dataDir: fx.dataDir })).filter((e) => e.source === 'dream');
+      expect(dreams).toHaveLength(1);
+      // And said so: the record is the applied dream (revertible by its rev), not "cancelled; nothing was changed".
+      expect(record?.status).toBe('completed');
+      expect(record!.rev).toBe(dreams[0]!.rev);
+      expect(record!.report).not.toMatch(/nothing was changed/);
+      // The lock ends as a completed dream's does: at the dream's start, not rolled back to before it.
+      expect(await lockMtime()).not.toBe(prior);
+    } finally {
+      process.off('SIGINT', cli);
+    }
+  });
+
   it('leaves a file edited by someone else mid-dream alone (with the rest of its merge), and says so', async () => {
     const edited = `${DUP}\nAdded by hand while the dream ran.\n`;
     await recordSnapshot(fx.memoryDir, { source: 'external', summary: 'before', dataDir: fx.dataDir });

@@ -372,13 +372,13 @@ export async function runDream(opts: DreamRunOptions): Promise<DreamRunResult> {
   try {
     const run = await runWithDreamLock(
       lock,
-      async ({ signal }) => {
+      async ({ signal, applying }) => {
         // A dream of this dir killed while applying is undone first (we hold the lock now).
         await recoverInterruptedApply({ dataDir: opts.dataDir, memoryDir: opts.memoryDir });
         const c = await runPhases(opts, lock.priorMtimeMs, signal);
         record = withConsolidation(record, c, opts.settings.maxDeleteShare);
         if (record.deletions.count > record.deletions.limit && !opts.allowDeletes) throw new NeedsConfirmation(c);
-        return applyConsolidated(c, record, lock, opts, signal);
+        return applyConsolidated(c, record, lock, opts, signal, applying);
       },
       { signal: opts.signal, dataDir: opts.dataDir },
     );
@@ -419,7 +419,14 @@ function reasonText(reason: unknown): string {
 }
 
 /** Apply of a fresh dream: under the held lock, then the record. */
-async function applyConsolidated(c: Consolidated, record: DreamRecord, lock: DreamLock, opts: DreamRunOptions, signal: AbortSignal): Promise<DreamRecord> {
+async function applyConsolidated(
+  c: Consolidated,
+  record: DreamRecord,
+  lock: DreamLock,
+  opts: DreamRunOptions,
+  signal: AbortSignal,
+  applying: () => void,
+): Promise<DreamRecord> {
   signal.throwIfAborted();
   opts.onProgress?.({ phase: 'apply', step: 'applying', progress: 0.9, files: 0, tokens: record.tokens.input + record.tokens.output });
   await opts.hooks?.atPhase?.('apply');
@@ -430,6 +437,8 @@ async function applyConsolidated(c: Consolidated, record: DreamRecord, lock: Dre
     await supersedePending(opts.dataDir, opts.memoryDir, record.id);
     return { ...record, status: 'no-changes' };
   }
+  // From here a Ctrl-C waits: apply finishes whole and the record says so.
+  applying();
   const applied = await applyPlanUnderLock({
     lock,
     record,

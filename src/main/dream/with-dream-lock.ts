@@ -1,7 +1,10 @@
 /**
  * Runs a dream while holding the consolidation lock, and makes sure the lock ends right:
  * released on success; rolled back on a throw, a cancel (AbortSignal) or SIGINT/SIGTERM/SIGHUP
- * of the process — synchronously, in the signal handler, before the process goes. SIGKILL and
+ * of the process — synchronously, in the signal handler, before the process goes — until the dream
+ * says it is applying (`applying()`): from there a signal no longer cancels it, apply finishes whole
+ * and the lock ends as a completed dream's (a process the signal ends mid-apply is undone whole by
+ * the apply journal at the next run, as after kill -9). SIGKILL and
  * power loss cannot be handled here; the rollback record covers them (the next acquire, or
  * `recoverCrashedDreams` at startup, restores the previous mtime).
  *
@@ -45,6 +48,8 @@ export interface DreamContext {
   lock: DreamLock;
   /** Aborts on cancel, on SIGINT/SIGTERM/SIGHUP, or when the lock is lost. */
   signal: AbortSignal;
+  /** Apply begins: a signal to the process no longer rolls the lock back (the dream will be applied whole). */
+  applying(): void;
 }
 
 /** How a run ended. A throw from `fn` that is not a cancel is rethrown after the rollback. */
@@ -57,6 +62,7 @@ export type DreamRunResult<T> =
 interface Running {
   lock: DreamLock;
   controller: AbortController;
+  applying: boolean;
 }
 
 const running = new Set<Running>();
@@ -65,6 +71,8 @@ const signalHandlers = new Map<NodeJS.Signals, () => void>(SIGNALS.map((sig) => 
 
 function onSignal(sig: NodeJS.Signals): void {
   for (const run of running) {
+    // Apply under way: cutting it would leave files written and a record saying nothing was.
+    if (run.applying) continue;
     run.lock.rollbackSync();
     run.controller.abort(new DreamCancelledError(`The dream was stopped by ${sig}.`));
   }
@@ -124,7 +132,7 @@ export async function runWithDreamLock<T>(lock: DreamLock, fn: (ctx: DreamContex
     return { outcome: 'cancelled', reason: outer.reason };
   }
   outer?.addEventListener('abort', forward, { once: true });
-  const run: Running = { lock, controller };
+  const run: Running = { lock, controller, applying: false };
   running.add(run);
   installHandlers();
   const heartbeat = setInterval(() => {
@@ -139,7 +147,7 @@ export async function runWithDreamLock<T>(lock: DreamLock, fn: (ctx: DreamContex
   try {
     let value: T;
     try {
-      value = await fn({ lock, signal: controller.signal });
+      value = await fn({ lock, signal: controller.signal, applying: () => void (run.applying = true) });
     } catch (err) {
       if (lock.state === 'lost') return { outcome: 'lost' };
       try {

@@ -26,8 +26,9 @@ export async function confirmDream(id: string, opts: { dataDir: string; signal?:
   const now = opts.now ?? Date.now;
   const result = await withDreamLock(
     record.memoryDir,
-    async ({ lock }) => {
+    async ({ lock, applying }) => {
       await recoverInterruptedApply({ dataDir: opts.dataDir, memoryDir: record.memoryDir });
+      applying();
       return applyPlanUnderLock({
         lock,
         record: {
