@@ -32,6 +32,11 @@ export interface CommandSpec {
   options: Record<string, OptionSpec>;
   /** The command answers Ctrl-C and SIGTERM itself (a dream cancels, the server stops gracefully), not as interrupt.ts does. */
   ownInterrupt?: true;
+  /**
+   * What a Ctrl-C that stops the command keeps, in a sentence interrupt.ts adds to its own (a
+   * command that waits on a model stops that wait at once: which of its work is kept, what runs again).
+   */
+  interrupted?: string;
   /** Extra lines for `--help`: JSON shape, exit codes, examples. */
   details?: string;
   run: (ctx: { positionals: string[]; values: Record<string, string | boolean | string[] | undefined>; io: CliIo }) => Promise<number>;

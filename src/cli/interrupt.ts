@@ -6,6 +6,9 @@
  *   nothing is half-written;
  * - a write under way: it is finished first — the command stops as soon as no lock is held — and
  *   the command says so when it stops; a second Ctrl-C stops at once, saying what that leaves.
+ * A lock that only guards a run (an extraction, while the model answers) is no write: the command
+ * stops at once (core/lock.ts `guard`). The command's spec says what a stop keeps (`interrupted`):
+ * its sentence follows this rule's.
  * Exit 130 (SIGINT) or 143 (SIGTERM), as a shell reports a process the signal ended. A command that
  * answers the signal itself (`memdir dream` cancels its dream, `memdir server` stops gracefully)
  * says so in its spec (`ownInterrupt`) and is run without this.
@@ -17,13 +20,14 @@ const EXIT_BY_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
 type Stop = keyof typeof EXIT_BY_SIGNAL;
 const KEY: Record<Stop, string> = { SIGINT: 'Ctrl-C', SIGTERM: 'SIGTERM' };
 
-/** Runs `run` (the command `name`) with Ctrl-C and SIGTERM as the module comment says. */
+/** Runs `run` (the command `name`) with Ctrl-C and SIGTERM as the module comment says; `keeps` is its spec's `interrupted`. */
 export async function runInterruptibly(
   name: string,
   io: CliIo,
   run: () => Promise<number>,
-  exit: (code: number) => void = (code) => process.exit(code),
+  { keeps, exit = (code) => process.exit(code) }: { keeps?: string | undefined; exit?: (code: number) => void } = {},
 ): Promise<number> {
+  const kept = keeps ? ` ${keeps}` : '';
   let stopping = false;
   const onSignal = (signal: Stop) => {
     const code = EXIT_BY_SIGNAL[signal];
@@ -36,13 +40,13 @@ export async function runInterruptibly(
     }
     stopping = true;
     if (!isLockHeld()) {
-      io.err(`memdir ${name}: stopped (${KEY[signal]}). No write was under way: nothing is half-written.\n`);
+      io.err(`memdir ${name}: stopped (${KEY[signal]}). No write was under way: nothing is half-written.${kept}\n`);
       exit(code);
       return;
     }
     io.err(`memdir ${name}: ${KEY[signal]}: finishing the write under way first, so nothing is left half-written (${KEY[signal]} again stops at once).\n`);
     void whenNoLockHeld().then(() => {
-      io.err(`memdir ${name}: stopped after finishing the write under way: nothing is half-written (History has what it wrote).\n`);
+      io.err(`memdir ${name}: stopped after finishing the write under way: nothing is half-written (History has what it wrote).${kept}\n`);
       exit(code);
     });
   };

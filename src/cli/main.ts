@@ -29,6 +29,7 @@ export function commandHelp(spec: CommandSpec): string {
     for (const [name, o] of opts) lines.push(`  ${flagOf(name, o).padEnd(24)} ${o.description}${o.required ? ' (required)' : ''}`);
   }
   if (spec.details) lines.push('', spec.details.trimEnd());
+  if (spec.interrupted) lines.push(`Ctrl-C stops it (exit 130) without waiting for the model: ${spec.interrupted}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -240,7 +241,7 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
     const run = () => spec.run({ positionals: parsed.positionals, values: parsed.values, io });
     if (spec.ownInterrupt) return await run();
     const { runInterruptibly } = await import('./interrupt.js');
-    return await runInterruptibly(spec.name.join(' '), io, run);
+    return await runInterruptibly(spec.name.join(' '), io, run, { keeps: spec.interrupted });
   } catch (error) {
     const { lines, exit } = failureOutput(spec.name.join(' '), error);
     for (const line of lines) io.err(`${line}\n`);

@@ -41,6 +41,7 @@ export const extractCommand: CommandSpec = {
   name: ['extract'],
   summary: "Extract memories from a project's transcripts: the turns since the last extraction, written or queued for review.",
   args: [],
+  interrupted: 'The turns done before it are kept (written or queued); the turns the model was deciding stay new: the next `memdir extract` takes them up.',
   options: {
     project: { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/', required: true },
     home: homeOption,

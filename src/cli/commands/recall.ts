@@ -22,6 +22,7 @@ export const recallCommand: CommandSpec = {
   summary:
     "Show which memories (at most 5) a query would load: exactly as Claude Code would (--claude-code), or Memdir's explained way (a model side query, or the local ranker).",
   args: [],
+  interrupted: 'The recall was not made (a recall writes nothing).',
   options: {
     project: { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/', required: true },
     query: { type: 'string', valueName: 'TEXT', description: 'what the agent is about to work on', required: true },

@@ -59,6 +59,11 @@ export interface LockOptions {
   busyHere?: string;
   /** Names this lock among the process's waiters; default the lock folder's path. */
   queueId?: string;
+  /**
+   * The lock guards a run, not a write (one extraction per transcript, held while a model answers):
+   * not counted as a write under way (locks-held.ts); the run marks its writing steps with `asWrite`.
+   */
+  guard?: true;
   /** Turns a file-system failure of taking the lock (permissions, a full disk) into the caller's error; default: thrown as is. */
   failed?: (err: unknown) => unknown;
 }
@@ -151,7 +156,7 @@ export async function withLock<T>(
     const where = typeof lockPath === 'string' ? lockPath : await lockPath();
     const hold: Hold = { active: true, compromised: null };
     const release = await acquireFileLock(where, deadline, opts, hold);
-    lockTaken();
+    if (!opts.guard) lockTaken();
     try {
       const result = await heldLocks.run(new Map([...(holds ?? []), [queueId, hold]]), fn);
       if (hold.compromised) throw new MemoryLockError('compromised', opts.lost, { cause: hold.compromised });
@@ -159,7 +164,7 @@ export async function withLock<T>(
     } finally {
       hold.active = false;
       if (!hold.compromised) await release().catch(() => undefined);
-      lockLetGo();
+      if (!opts.guard) lockLetGo();
     }
   } finally {
     leaveQueue();

@@ -68,13 +68,18 @@ export function realpathDeepestExistingSync(p: string): string {
  * `fn` runs (another process took it over), `fn` is allowed to finish and the call then fails
  * with reason `compromised` instead of crashing the process from a timer.
  */
-export async function withMemoryLock<T>(memoryDir: string, fn: () => Promise<T>, opts: { dataDir?: string; timeoutMs?: number } = {}): Promise<T> {
+export async function withMemoryLock<T>(
+  memoryDir: string,
+  fn: () => Promise<T>,
+  opts: { dataDir?: string; timeoutMs?: number; guard?: true } = {},
+): Promise<T> {
   const lockDir = path.join(opts.dataDir ?? processDataDir(), 'locks');
   return withLock(async () => path.join(lockDir, `${await memoryDirKey(memoryDir)}.lock`), fn, {
     // Keyed by the resolved path, known before the first await; the realpath-keyed folder still
     // serialises aliases of one dir.
     queueId: `${lockDir}\0${path.resolve(memoryDir)}`,
     timeoutMs: opts.timeoutMs ?? 10_000,
+    ...(opts.guard ? { guard: true as const } : {}),
     busy: `Another Memdir process is writing to ${memoryDir}; try again in a moment`,
     busyHere: `Memdir is busy writing to ${memoryDir}; try again in a moment`,
     lost: `Lost the lock on ${memoryDir} while writing (another process took it over); check the result and try again`,

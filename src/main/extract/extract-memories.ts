@@ -33,6 +33,7 @@ import type { ExtractionMode } from '../../shared/app-settings.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import type { ModelProvider } from '../llm/index.js';
 import { locateTranscriptProject, projectsRoot } from '../memdir/index.js';
+import { asWrite } from '../core/locks-held.js';
 import { withMemoryLock } from '../core/memory-lock.js';
 import { MemoryLockError } from '../core/lock.js';
 import {
@@ -198,12 +199,15 @@ export async function extractTranscript(options: ExtractTranscriptOptions): Prom
   const transcriptPath = path.resolve(options.transcriptPath);
   const project = projectOfTranscript(options.home, transcriptPath);
   // One run per transcript across processes: two runs would read the same turns and both write.
-  // The lock is Memdir's cross-process lock, keyed by a path that only names the transcript.
+  // The lock is Memdir's cross-process lock, keyed by a path that only names the transcript. It
+  // guards the run, not a write: held while the model answers, it must not keep a Ctrl-C waiting
+  // for the model (interrupt.ts); the journal and its writes are marked as the writes under way.
   const key = path.join(options.dataDir, 'extract', 'running', createHash('sha256').update(transcriptPath).digest('hex').slice(0, 32));
   try {
     return await withMemoryLock(key, () => extractLocked(options, transcriptPath, project), {
       dataDir: options.dataDir,
       timeoutMs: options.lockTimeoutMs ?? 3000,
+      guard: true,
     });
   } catch (error) {
     if (error instanceof MemoryLockError && error.reason === 'busy')
@@ -237,7 +241,7 @@ async function extractLocked(options: ExtractTranscriptOptions, transcriptPath: 
       await run.store.removeJournal(transcriptPath);
     } else if (journal) {
       options.onProgress?.('Finishing an interrupted extraction');
-      run.outcomes.push(...(await run.execute(journal)));
+      run.outcomes.push(...(await asWrite(() => run.execute(journal))));
       result.resumed = true;
     }
   }
@@ -262,7 +266,7 @@ async function extractLocked(options: ExtractTranscriptOptions, transcriptPath: 
     if (read.reset) result.reset = read.reset.message;
     if (read.turns.length === 0) {
       // A reset (truncated, replaced file) with nothing new still moves the cursor to the file as it is.
-      if (read.reset && read.cursor && !options.dryRun) await commitCursor(cursorStore, read);
+      if (read.reset && read.cursor && !options.dryRun) await asWrite(() => commitCursor(cursorStore, read));
       break;
     }
     const { entries, proposals, apply, stopAt } = await run.plan(read);
@@ -282,9 +286,12 @@ async function extractLocked(options: ExtractTranscriptOptions, transcriptPath: 
       run.outcomes.push(...entries.flatMap((e) => (e.kind === 'turns' ? [e.outcome] : [])));
       if (journal.cursor) await cursorStore.save(journal.cursor);
     } else {
-      await run.store.saveJournal(journal);
-      await options.hooks?.afterStep?.('journal-written');
-      run.outcomes.push(...(await run.execute(journal)));
+      const executed = await asWrite(async () => {
+        await run.store.saveJournal(journal);
+        await options.hooks?.afterStep?.('journal-written');
+        return run.execute(journal);
+      });
+      run.outcomes.push(...executed);
     }
     if (stopAt !== null) {
       result.pending = true;

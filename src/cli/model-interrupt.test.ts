@@ -1,0 +1,154 @@
+// Session 41 review of the model-backed commands (recall, extract, dream) as the real `memdir`
+// process meets a misbehaving model endpoint (the fake Anthropic server) and a real Ctrl-C while it
+// waits on the model.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, type FakeReply, startFakeAnthropic } from '../main/llm/test-support/fake-anthropic.js';
+import { type ExtractFixture, createExtractFixture, operationsReply } from '../main/extract/test-support/extract-fixture.js';
+import { updateAppSettings } from '../main/settings/app-settings.js';
+
+const MEMDIR = path.join(import.meta.dirname, 'memdir.ts');
+const KEY = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-not-real';
+let fx: ExtractFixture;
+let fake: FakeAnthropic;
+
+beforeEach(async () => {
+  fx = await createExtractFixture('memdir-model-cli-');
+  fake = await startFakeAnthropic({ fallback: { kind: 'hang' } });
+  // A model that hangs is given up on after a minute (the default): a Ctrl-C must not wait that long.
+  await updateAppSettings(fx.dataDir, { model: { maxRetries: 0, timeoutMs: 60_000 } });
+});
+afterEach(async () => {
+  await fake.close();
+  await fx.cleanup();
+});
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+  err: string;
+  ms: number;
+}
+
+/** The real memdir; with `ctrlC`, a real SIGINT once the model has been asked (and left hanging). */
+function memdir(args: string[], ctrlC = false): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      CLAUDE_CONFIG_DIR: fx.home,
+      MEMDIR_DATA_DIR: fx.dataDir,
+      ANTHROPIC_API_KEY: KEY,
+      ANTHROPIC_BASE_URL: fake.url,
+      NO_COLOR: '1',
+    };
+    delete env.MEMDIR_DEBUG;
+    const child = spawn(process.execPath, ['--import', 'tsx', MEMDIR, ...args], { env, cwd: path.resolve(import.meta.dirname, '../..') });
+    let out = '';
+    let err = '';
+    let asked = 0;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.once('error', reject);
+    const before = fake.messageRequests().length;
+    const poll = ctrlC
+      ? setInterval(() => {
+          if (fake.messageRequests().length > before && asked === 0) {
+            asked = Date.now();
+            child.kill('SIGINT');
+          }
+        }, 20)
+      : undefined;
+    child.once('exit', (code, signal) => {
+      clearInterval(poll);
+      setImmediate(() => resolve({ code, signal, out, err, ms: asked ? Date.now() - asked : 0 }));
+    });
+  });
+}
+
+async function newTurn(text: string): Promise<void> {
+  const t = fx.builder();
+  t.prompt(text).assistant('ok', { stopReason: 'end_turn' });
+  await fs.appendFile(fx.transcript(), t.take());
+}
+
+describe('Ctrl-C while a model-backed command waits on the model', () => {
+  it('extract stops at once (not after the model gives up), says what it kept, and the turn stays new for the next run', async () => {
+    await newTurn('Remember: never mock the database.');
+    const run = await memdir(['extract', '--project', fx.cwd], true);
+    expect(run.code).toBe(130);
+    expect(run.out).toBe('');
+    // Not "finishing the write under way": the model's answer is no write, and nothing is waited for.
+    expect(run.err).not.toContain('finishing the write');
+    expect(run.err).toBe(
+      'memdir extract: stopped (Ctrl-C). No write was under way: nothing is half-written. The turns done before it are kept (written or queued); the turns the model was deciding stay new: the next `memdir extract` takes them up.\n',
+    );
+    expect(run.ms).toBeLessThan(15_000);
+
+    // What it said: the turn is still new, and the next run (the model answering now) takes it up.
+    fake.enqueue(operationsReply({ action: 'create', file: 'feedback_db.md', type: 'feedback', name: 'Real DB', description: 'No mocks', body: 'x\n' }));
+    const again = await memdir(['extract', '--project', fx.cwd, '--json']);
+    expect(again.code).toBe(0);
+    const json = JSON.parse(again.out) as { turns: { skipped: boolean; operations?: { file: string; disposition: string }[] }[] };
+    expect(json.turns).toEqual([
+      expect.objectContaining({ skipped: false, operations: [expect.objectContaining({ file: 'feedback_db.md', disposition: 'queued' })] }),
+    ]);
+  });
+
+  it('recall stops at once and says the recall was not made (nothing is written by it)', async () => {
+    const run = await memdir(['recall', '--project', fx.cwd, '--query', 'sql orm', '--json'], true);
+    expect(run).toMatchObject({
+      code: 130,
+      out: '',
+      err: 'memdir recall: stopped (Ctrl-C). No write was under way: nothing is half-written. The recall was not made (a recall writes nothing).\n',
+    });
+  });
+
+  it('a dream cut while the model consolidates changes nothing and rolls its lock back; it says so', async () => {
+    const before = await snapshot(fx.memoryDir);
+    const run = await memdir(['dream', '--force', '--project', fx.cwd, '--json'], true);
+    expect(run.code).toBe(1);
+    const json = JSON.parse(run.out) as { status: string; changed: unknown[]; rev: unknown; error: string };
+    expect(json).toMatchObject({ status: 'cancelled', changed: [], rev: null });
+    expect(json.error).toContain('SIGINT');
+    expect(await snapshot(fx.memoryDir)).toEqual(before);
+    // The lock is rolled back: the project was never consolidated, so a dream may start again at once.
+    const status = await memdir(['dream', 'status', '--project', fx.cwd, '--json']);
+    expect((JSON.parse(status.out) as { lastConsolidatedAt: unknown }).lastConsolidatedAt).toBeNull();
+  });
+});
+
+/** Every file of a folder (the consolidation lock aside), by name, with its bytes. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const name of (await fs.readdir(dir)).sort()) if (!name.startsWith('.')) files[name] = await fs.readFile(path.join(dir, name), 'utf8');
+  return files;
+}
+
+const failures: [string, FakeReply][] = [
+  ['a refused key (401)', { kind: 'error', status: 401, type: 'authentication_error', message: `invalid x-api-key ${KEY}` }],
+  ['rate limited (429, retry-after)', { kind: 'error', status: 429, retryAfterMs: 1 }],
+  ['a server error (500)', { kind: 'error', status: 500 }],
+  ['a body cut mid-way', { kind: 'message', text: 'x'.repeat(500), cutAfterBytes: 40 }],
+  ['an HTML page with 200', { kind: 'malformed', body: '<html><body>Bad gateway</body></html>', contentType: 'text/html' }],
+];
+
+describe('a misbehaving endpoint: a sentence, valid JSON, exit 0 with the fallback, never the key', () => {
+  it.each(failures)('%s', async (_what, reply) => {
+    fake.setHandler(() => reply);
+    await newTurn('Remember: never mock the database.');
+    const runs = [
+      await memdir(['recall', '--project', fx.cwd, '--query', 'sql orm', '--json']),
+      await memdir(['extract', '--project', fx.cwd, '--dry-run', '--json']),
+      await memdir(['dream', '--force', '--dry-run', '--project', fx.cwd, '--json']),
+    ];
+    for (const run of runs) {
+      expect(run.code, run.err).toBe(0);
+      expect(() => JSON.parse(run.out) as unknown).not.toThrow();
+      expect(run.out + run.err).not.toContain('AbCdEfGh');
+      expect(run.out + run.err).not.toMatch(/ECONNRESET|ECONNREFUSED|SyntaxError|Unexpected token|at .*\.ts:\d+/);
+    }
+  });
+});
