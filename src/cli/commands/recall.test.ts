@@ -62,6 +62,19 @@ async function run(values: Record<string, string | boolean>, env: NodeJS.Process
 }
 
 describe('memdir recall', () => {
+  it('--json on a failed model call: the fallback and the failure, documented, in whole milliseconds like latencyMs, never the key', async () => {
+    fake.enqueue({ kind: 'error', status: 401, type: 'authentication_error', message: 'invalid x-api-key sk-ant-cli-test-key-0123456789' });
+    const { code, out } = await run({ project: '-work-shop', query: 'can I use an ORM?', json: true }, online());
+    expect(code).toBe(0);
+    expect(out).not.toContain('sk-ant-cli-test-key');
+    const json = JSON.parse(out);
+    expect(json).toMatchObject({ method: 'local', fallbackReason: expect.stringMatching(/^The API refused the key \(HTTP 401\)/) });
+    expect(json.modelError).toEqual({ kind: 'auth', message: json.fallbackReason, latencyMs: expect.any(Number) });
+    expect(Number.isInteger(json.modelError.latencyMs)).toBe(true);
+    // What a script reads on failure is in the contract --help shows.
+    for (const key of ['fallbackReason', 'modelError', 'kind', 'explanation']) expect(recallCommand.details).toContain(`"${key}"`);
+  });
+
   it('--json: the model selects through ANTHROPIC_BASE_URL (the contract fields)', async () => {
     fake.enqueue(jsonReply({ selected: [{ file: 'feedback_no_orm.md', reason: 'ORM rule' }] }, { usage: { input_tokens: 321, output_tokens: 9 } }));
     const { code, out } = await run({ project: '-work-shop', query: 'can I use an ORM?', json: true }, online());

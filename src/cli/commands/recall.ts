@@ -44,7 +44,9 @@ export const recallCommand: CommandSpec = {
   "costUsd"? (estimate), "model"?, "provider", "dropped": [{"file", "reason"}], "notes": [..],
   "alwaysLoaded": {"loaded": [file…], "cut": [file…], "cutMemories": [file…], "cutMissing": [file…], …} or null,
   "manifest": {"memories", "sent", "chars", "prefiltered"}, "query": {"chars", "usedChars", "truncated"},
-  "project": {"key", "dir", "memoryDir"}}
+  "project": {"key", "dir", "memoryDir"}, "modelError"? (the failed call behind a fallback):
+  {"kind": "timeout"|"auth"|"rate-limited"|"server"|"network"|"bad-response"|"bad-answer"|…, "message", "latencyMs"},
+  "explanation"? (why each memory was or was not chosen, as the app shows it)}
 The model is the Anthropic API when a key is set (ANTHROPIC_API_KEY or Memdir's settings;
 ANTHROPIC_BASE_URL is honoured), else the Claude Code CLI when installed, else none. When the
 model is unreachable or answers badly, the local ranker chooses and "fallbackReason" says why.
@@ -88,7 +90,11 @@ Exit codes: 0 done (whichever method chose, or whatever Claude Code would load),
       return 0;
     }
     let result: ProjectRecallResult = await service.recall({ project, query: values.query, offline: values.offline === true });
-    result = { ...result, latencyMs: Math.round(result.latencyMs) };
+    result = {
+      ...result,
+      latencyMs: Math.round(result.latencyMs),
+      ...(result.modelError ? { modelError: { ...result.modelError, latencyMs: Math.round(result.modelError.latencyMs) } } : {}),
+    };
     if (values.json) {
       printJson(io, result);
       return 0;
