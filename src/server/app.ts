@@ -96,12 +96,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.notFound((c) => notFound(c));
 
+  // Anyone may ask, without a token: it says whether the store answers and nothing more (not
+  // which database runs behind it — the operator knows, a stranger need not). No client reads more.
   app.get('/healthz', async (c) => {
     try {
       await store.ping();
-      return c.json({ ok: true, store: store.kind }, 200, { 'Cache-Control': 'no-store' });
+      return c.json({ ok: true }, 200, { 'Cache-Control': 'no-store' });
     } catch {
-      return c.json({ ok: false, store: store.kind }, 503, { 'Cache-Control': 'no-store' });
+      return c.json({ ok: false }, 503, { 'Cache-Control': 'no-store' });
     }
   });
 

@@ -172,7 +172,7 @@ export const serverCommand: CommandSpec = {
     },
   },
   details: `API (Authorization: Bearer <token> on /v1):
-  GET /healthz                          200 {"ok", "store"}
+  GET /healthz                          200 {"ok": true} | 503 {"ok": false} (no token needed; says nothing more)
   GET /v1/me                            200 {"team", "member", "tokenId", "protocols", "scope": "team"|"personal", "user"?}
   GET /v1/teams/<team>/entries[?since=<etag>]   200 {"team", "version", "etag", "full", "entries": {"<key>": {"content", "sha256", "updatedAt", "updatedBy"}}} | 304
   GET /v1/teams/<team>/checksums        200 {"team", "version", "etag", "checksums": {"<key>": "<sha256>"}} | 304

@@ -2,7 +2,7 @@
  * The team sync wire contract (R-SYNC), declared once for the server (src/server) and the
  * client (src/main/team, src/main/personal). Pure: zod only, no node:*.
  *
- *   GET  /healthz                              → 200 {ok, store} | 503
+ *   GET  /healthz                              → 200 {ok: true} | 503 {ok: false} (no token; nothing more)
  *   GET  /v1/me                                → 200 {team, member, tokenId}
  *   GET  /v1/teams/:team/entries[?since=ETAG]  → 200 EntriesResponse + ETag | 304 (no body)
  *   GET  /v1/teams/:team/checksums             → 200 ChecksumsResponse + ETag | 304 (no body)
