@@ -467,6 +467,34 @@ describeStores('sync API (app.request)', (h) => {
       expect((await entries()).version).toBe(2);
     });
 
+    it('remembers at most maxPushIdsPerTeam push ids per team, the newest, so a member cannot fill the disk with them within the rate limit', async () => {
+      const store = await h.fresh();
+      await createTeam(store, 'platform');
+      const ann = await issueToken(store, 'platform', 'ann');
+      const bob = await issueToken(store, 'platform', 'bob');
+      let clock = Date.parse('2026-12-01T10:00:00.000Z');
+      const app = createApp({ store, limits: { maxPushIdsPerTeam: 3 }, now: () => new Date((clock += 1000)) });
+      const send = async (token: string, pushId: string, key: string) =>
+        commitResponseSchema.parse(
+          await (
+            await app.request('/v2/teams/platform/entries', {
+              method: 'PUT',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ pushId, entries: { [key]: { content: `${key}\n`, base: null } } }),
+            })
+          ).json(),
+        );
+      await send(bob.token, 'push-bob-00000000001', 'bob.md');
+      for (let i = 1; i <= 5; i++) await send(ann.token, `push-ann-0000000000${i}`, `a${i}.md`);
+      // The three newest are remembered and replayed; older ones — whoever sent them — are forgotten:
+      // sent again they are judged anew, and their content is already there, so nothing changes.
+      expect((await send(ann.token, 'push-ann-00000000005', 'a5.md')).replayed).toBe(true);
+      expect((await send(ann.token, 'push-ann-00000000003', 'a3.md')).replayed).toBe(true);
+      const forgotten = await send(ann.token, 'push-ann-00000000001', 'a1.md');
+      expect(forgotten).toMatchObject({ replayed: false, committed: [], unchanged: ['a1.md'] });
+      expect((await send(bob.token, 'push-bob-00000000001', 'bob.md')).replayed).toBe(false);
+    });
+
     it('checks bodies, keys and the token as protocol 1 does', async () => {
       const { request, olga } = await setup(h);
       expect((await commit(request, 'short', { 'a.md': { content: 'x', base: null } })).status).toBe(400);

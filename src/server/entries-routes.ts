@@ -218,6 +218,7 @@ export function addEntriesRoutes(app: Hono<AppEnv>, options: EntriesRoutesOption
       at: now().toISOString(),
       maxEntriesPerTeam: limits.maxEntriesPerTeam,
       maxTeamBytes: limits.maxTeamBytes,
+      maxPushIds: limits.maxPushIdsPerTeam,
     });
     if (!outcome.ok) return refusal(c, outcome);
     const { result } = outcome;

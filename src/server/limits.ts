@@ -18,6 +18,13 @@ export interface ServerLimits {
   maxEntriesPerTeam: number;
   /** Content bytes one team may hold: a full pull is one JSON document built in memory. */
   maxTeamBytes: number;
+  /**
+   * Push ids one team (or one project of a personal space) remembers, the newest kept: within the
+   * rate limit a member could otherwise record ~6 million in the 7 days they are kept, each with
+   * its result, and fill the disk. A forgotten id sent again is judged anew — its content is then
+   * already there, so it is answered "unchanged" and nothing is written twice.
+   */
+  maxPushIdsPerTeam: number;
   /** Projects one personal space may hold (each is created on its first use). */
   maxProjectsPerSpace: number;
   /** Token bucket per token: `burst` requests at once, refilled at `perSecond`. */
@@ -38,6 +45,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxEntriesPerTeam: TEAM_MAX_ENTRIES,
   maxTeamBytes: 256 * 1024 * 1024,
   maxProjectsPerSpace: 1_000,
+  // A lost answer is re-sent within minutes, or at the client's next start: 1,000 pushes of a team cover that.
+  maxPushIdsPerTeam: 1_000,
   rateLimit: { burst: 60, perSecond: 10 },
   authFailureLimit: { burst: 20, perSecond: 1 },
   // An app holds one or two keep-alive connections; 100 leaves room for a NAT-ed office.

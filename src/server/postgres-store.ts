@@ -494,6 +494,13 @@ export class PostgresStore implements TeamStore {
         row.id,
         new Date(Date.parse(request.at) - PUSH_ID_RETENTION_MS).toISOString(),
       ]);
+      // …and past the newest `maxPushIds` of the team (this one, just recorded, always kept).
+      await client.query(
+        `DELETE FROM memdir_pushes WHERE team_id = $1 AND (member, push_id) IN (
+           SELECT member, push_id FROM memdir_pushes WHERE team_id = $1
+           ORDER BY (member = $2 AND push_id = $3) DESC, created_at DESC, member, push_id OFFSET $4)`,
+        [row.id, request.member, request.pushId, request.maxPushIds],
+      );
       return { ok: true, result, replayed: false };
     });
   }

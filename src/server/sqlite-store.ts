@@ -216,7 +216,11 @@ export class SqliteStore implements TeamStore {
       ),
       push: db.prepare<[number, string, string], { result: string }>('SELECT result FROM memdir_pushes WHERE team_id = ? AND member = ? AND push_id = ?'),
       recordPush: db.prepare('INSERT INTO memdir_pushes (team_id, member, push_id, created_at, result) VALUES (?, ?, ?, ?, ?)'),
+      // Past a week, and past the newest `maxPushIds` of the team (rowid breaks a tie in time by insertion).
       prunePushes: db.prepare('DELETE FROM memdir_pushes WHERE team_id = ? AND created_at < ?'),
+      capPushes: db.prepare(
+        'DELETE FROM memdir_pushes WHERE rowid IN (SELECT rowid FROM memdir_pushes WHERE team_id = ? ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)',
+      ),
       upsert: db.prepare(
         `INSERT INTO memdir_entries (team_id, key, key_fold, content, sha256, bytes, updated_at, updated_by, version)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -424,6 +428,7 @@ export class SqliteStore implements TeamStore {
       };
       this.q.recordPush.run(row.id, request.member, request.pushId, request.at, JSON.stringify(result));
       this.q.prunePushes.run(row.id, new Date(Date.parse(request.at) - PUSH_ID_RETENTION_MS).toISOString());
+      this.q.capPushes.run(row.id, request.maxPushIds);
       return { ok: true, result, replayed: false };
     });
     return run.immediate();

@@ -192,6 +192,8 @@ export interface CommitRequest {
   at: string;
   maxEntriesPerTeam: number;
   maxTeamBytes: number;
+  /** Push ids the team keeps, the newest (see ServerLimits.maxPushIdsPerTeam); older ones are forgotten with this commit. */
+  maxPushIds: number;
 }
 
 /** What a commit did, kept per push id (the epoch is the team's, for the ETag). */
