@@ -23,6 +23,7 @@ import { sessionStatusCommand } from './commands/session.js';
 import { secretsScanCommand } from './commands/secrets.js';
 import {
   serverAdminCommand,
+  serverBackupCommand,
   serverCommand,
   serverCreatePersonalCommand,
   serverCreateTeamCommand,
@@ -76,6 +77,7 @@ export const COMMANDS: CommandSpec[] = [
   secretsScanCommand,
   serverCommand,
   serverAdminCommand,
+  serverBackupCommand,
   serverCreateTeamCommand,
   serverCreatePersonalCommand,
   serverResetPersonalCommand,

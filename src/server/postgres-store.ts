@@ -9,6 +9,7 @@
  * Reads use a REPEATABLE READ snapshot so the version and the rows in a response agree.
  */
 import pg from 'pg';
+import { POSTGRES_BACKUP_SENTENCE } from './backup.js';
 import { redactConnectionString } from './db-url.js';
 import {
   type CommitOutcome,
@@ -190,6 +191,10 @@ export class PostgresStore implements TeamStore {
 
   async close(): Promise<void> {
     await this.pool.end();
+  }
+
+  async backupTo(): Promise<void> {
+    throw new StoreError('invalid-input', POSTGRES_BACKUP_SENTENCE);
   }
 
   async createTeam(name: string, epoch: string, at: string): Promise<TeamInfo> {

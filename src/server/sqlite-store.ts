@@ -238,6 +238,12 @@ export class SqliteStore implements TeamStore {
     if (this.db.open) this.db.close();
   }
 
+  async backupTo(file: string): Promise<void> {
+    // Every page in one step, under one read transaction: a snapshot of the file and its WAL.
+    // In small steps a write by another process (the server) between two would restart the copy.
+    await this.db.backup(file, { progress: () => 0x7fffffff });
+  }
+
   async createTeam(name: string, epoch: string, at: string): Promise<TeamInfo> {
     try {
       this.q.insertTeam.run(name, epoch, at);

@@ -279,6 +279,12 @@ export interface TeamStore {
   /** Cheap liveness check for /healthz; throws when the database is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Copy the whole store into the existing empty file `file` as one consistent snapshot, while
+   * servers keep writing (SQLite's online backup; see backup.ts, the front door). A PostgreSQL
+   * store refuses: pg_dump is its tool.
+   */
+  backupTo(file: string): Promise<void>;
 
   createTeam(name: string, epoch: string, at: string): Promise<TeamInfo>;
   /** A team by name (never a personal space or one of its projects). */

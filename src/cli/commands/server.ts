@@ -190,7 +190,8 @@ off with --trust-proxy, where every connection comes from the proxy): past a cap
 closed at once, and a "refusing connections" warning is logged (at most one line per 10 s, with a count).
 Logs: one JSON line per request on stdout (never tokens or content). Stops gracefully on Ctrl-C / SIGTERM.
 With PostgreSQL, any number of servers can share one database behind a load balancer.
-Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it does not show in the process list.`,
+Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it does not show in the process list.
+Back up a SQLite store while it runs with memdir server backup --to <file> (PostgreSQL: pg_dump).`,
   async run({ values, io }) {
     const port = wholeNumberOption(values, 'port', { min: 0, max: 65_535 }, 8787)!;
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
@@ -228,6 +229,30 @@ Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it doe
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     }
+  },
+};
+
+export const serverBackupCommand: CommandSpec = {
+  name: ['server', 'backup'],
+  summary: 'Back up the SQLite team store into a new file while the server runs (PostgreSQL: use pg_dump).',
+  args: [],
+  options: {
+    db: dbOption,
+    to: { type: 'string', valueName: 'FILE', description: 'the new file to write the backup to (an existing file is never overwritten)' },
+    json: jsonOption,
+  },
+  details: `Uses SQLite's online backup API, so the copy holds every push the server has answered, also those still
+in the store's -wal file (a plain cp of the store can miss them). The file is readable by its owner only and
+appears only once complete. To restore: stop the server, put the backup in place of the store (remove the
+store's -wal and -shm files) and start it; then revoke again any token revoked since the backup.
+JSON: {"to", "bytes"}`,
+  async run({ values, io }) {
+    if (typeof values.to !== 'string' || values.to === '') throw new UsageError('name the new backup file: memdir server backup --to <file>');
+    const to = path.resolve(io.cwd, values.to);
+    const done = await withStore(values, io, async (store) => (await import('../../server/backup.js')).backupStore(store, to));
+    if (values.json) printJson(io, done);
+    else io.out(`Backed up the team store to ${done.to} (${done.bytes} bytes).\n`);
+    return 0;
   },
 };
 
