@@ -28,12 +28,26 @@ export async function createTeam(store: TeamStore, name: string, now = new Date(
   return store.createTeam(name, randomBytes(4).toString('hex'), now.toISOString());
 }
 
-/** Issue a token for a member of `team`. The returned `token` is the only copy there will ever be. */
-export async function issueToken(store: TeamStore, team: string, member = 'member', now = new Date()): Promise<{ token: string; info: TokenInfo }> {
+/** When a token issued at `now` to last `days` expires (null: it lasts until revoked). */
+function expiry(now: Date, days: number | undefined): string | null {
+  return days === undefined ? null : new Date(now.getTime() + days * 24 * 3600 * 1000).toISOString();
+}
+
+/**
+ * Issue a token for a member of `team`, valid for `days` when given (else until revoked). The
+ * returned `token` is the only copy there will ever be.
+ */
+export async function issueToken(
+  store: TeamStore,
+  team: string,
+  member = 'member',
+  now = new Date(),
+  days?: number,
+): Promise<{ token: string; info: TokenInfo }> {
   const name = checkMember(member);
   if (!(await store.getTeam(team))) throw new StoreError('not-found', `There is no team "${team}". Create it first: memdir server admin create-team ${team}`);
   const { token, id, hash } = generateToken();
-  const info = await store.addToken({ id, team, member: name, hash, createdAt: now.toISOString() });
+  const info = await store.addToken({ id, team, member: name, hash, createdAt: now.toISOString(), expiresAt: expiry(now, days) });
   return { token, info };
 }
 
@@ -75,13 +89,19 @@ export async function createPersonal(store: TeamStore, user: string, now = new D
  * Issue a token for one machine (`device`) of `user`'s personal space. It reaches that space's
  * projects only — never a team, and a team token never reaches it.
  */
-export async function issuePersonalToken(store: TeamStore, user: string, device = 'machine', now = new Date()): Promise<{ token: string; info: TokenInfo }> {
+export async function issuePersonalToken(
+  store: TeamStore,
+  user: string,
+  device = 'machine',
+  now = new Date(),
+  days?: number,
+): Promise<{ token: string; info: TokenInfo }> {
   const name = checkMember(device);
   if ((await store.personalKey(checkUser(user))) === undefined) {
     throw new StoreError('not-found', `There is no personal space for "${user}". Create it first: memdir server admin create-personal ${user}`);
   }
   const { token, id, hash } = generateToken();
-  const info = await store.addToken({ id, team: personalSpaceName(user), member: name, hash, createdAt: now.toISOString() });
+  const info = await store.addToken({ id, team: personalSpaceName(user), member: name, hash, createdAt: now.toISOString(), expiresAt: expiry(now, days) });
   return { token, info };
 }
 

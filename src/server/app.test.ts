@@ -52,6 +52,24 @@ describeStores('sync API (app.request)', (h) => {
     expect(await down.json()).toEqual({ ok: false });
   });
 
+  it('refuses an expired token with 401 token-expired and the day it expired, and serves it before', async () => {
+    const store = await h.fresh();
+    await createTeam(store, 'platform');
+    const eve = await issueToken(store, 'platform', 'eve', new Date('2026-03-01T12:00:00.000Z'), 30);
+    let now = new Date('2026-03-31T11:59:59.000Z');
+    const app = createApp({ store, now: () => now });
+    const me = () => app.request('/v1/me', { headers: { authorization: `Bearer ${eve.token}` } });
+    expect((await me()).status).toBe(200);
+    now = new Date('2026-03-31T12:00:00.000Z');
+    const refused = await me();
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({
+      error: 'token-expired',
+      message: 'This token expired on 2026-03-31; ask your team admin for a new one.',
+      expiredAt: '2026-03-31T12:00:00.000Z',
+    });
+  });
+
   it('refuses requests without a token, with a malformed one, with a wrong secret, or revoked', async () => {
     const { request, ann, store } = await setup(h);
     const missing = await request('GET', '/v1/teams/platform/entries', { token: null });

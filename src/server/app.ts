@@ -108,7 +108,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   // Authentication for everything under /v1 and /v2.
-  const authenticate = authenticator({ store, limits, trustProxy: options.trustProxy });
+  const authenticate = authenticator({ store, limits, trustProxy: options.trustProxy, now });
   app.use('/v1/*', authenticate);
   app.use('/v2/*', authenticate);
 

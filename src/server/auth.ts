@@ -16,6 +16,8 @@ export interface AuthOptions {
   limits: ServerLimits;
   /** Take the client address from X-Forwarded-For's last entry (see AppOptions.trustProxy). */
   trustProxy?: boolean;
+  /** The clock a token's expiry is judged by. */
+  now: () => Date;
 }
 
 /** The authentication middleware: sets `auth` on the context, or answers 401 / 429 itself. */
@@ -70,6 +72,15 @@ export function authenticator(options: AuthOptions): (c: Context<AppEnv>, next: 
         'token-revoked',
         'This token was revoked; ask your team admin for a new one.',
         {},
+        { 'WWW-Authenticate': 'Bearer realm="memdir", error="invalid_token"' },
+      );
+    if (stored.expiresAt !== null && Date.parse(stored.expiresAt) <= options.now().getTime())
+      return fail(
+        c,
+        401,
+        'token-expired',
+        `This token expired on ${stored.expiresAt.slice(0, 10)}; ask your team admin for a new one.`,
+        { expiredAt: stored.expiresAt },
         { 'WWW-Authenticate': 'Bearer realm="memdir", error="invalid_token"' },
       );
     c.set('auth', { team: stored.team, member: stored.member, tokenId: stored.id, scope: stored.scope });

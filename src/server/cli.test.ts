@@ -118,6 +118,24 @@ describeStores('memdir server admin', (h) => {
     expect(after.out).not.toContain(token.slice(22));
   });
 
+  it('issues a token that expires (--expires 90d), lists when, and refuses other spans with a sentence', async () => {
+    const db = await h.freshDb();
+    await run(serverCreateTeamCommand, ['platform'], { db });
+    const issued = JSON.parse((await run(serverIssueTokenCommand, ['platform'], { db, member: 'ann', expires: '90d', json: true })).out) as {
+      createdAt: string;
+      expiresAt: string;
+    };
+    expect(Date.parse(issued.expiresAt) - Date.parse(issued.createdAt)).toBe(90 * 24 * 3600 * 1000);
+    expect((await run(serverIssueTokenCommand, ['platform'], { db, member: 'bob', expires: '7d' })).out).toMatch(/It expires on 20\d\d-/);
+    const listed = await run(serverListCommand, ['platform'], { db });
+    expect(listed.out).toContain('EXPIRES');
+    expect(listed.out).toContain(issued.expiresAt);
+    for (const bad of ['90', '0d', '3651d', 'soon', '1.5d'])
+      await expect(run(serverIssueTokenCommand, ['platform'], { db, expires: bad })).rejects.toThrow(
+        /^--expires takes a number of days from 1 to 3650 followed by d, e\.g\. 90d/,
+      );
+  });
+
   it('creates a personal space, issues a token per machine, lists it by counts, never as a team', async () => {
     const db = await h.freshDb();
     expect((await run(serverCreatePersonalCommand, ['alice'], { db })).out).toContain('Created the personal space of alice');

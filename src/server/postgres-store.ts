@@ -84,6 +84,8 @@ const MIGRATIONS: string[] = [
    ALTER TABLE memdir_teams ADD COLUMN owner_id BIGINT REFERENCES memdir_teams(id);
    ALTER TABLE memdir_teams ADD COLUMN key_record TEXT;
    CREATE INDEX memdir_teams_owner ON memdir_teams(owner_id);`,
+  // Tokens that expire (`issue-token --expires`); null: until revoked.
+  `ALTER TABLE memdir_tokens ADD COLUMN expires_at TIMESTAMPTZ;`,
 ];
 
 // Any constant shared by every Memdir server: serialises concurrent migrations at start-up.
@@ -103,6 +105,7 @@ interface TokenRow {
   hash: string;
   created_at: Date;
   revoked_at: Date | null;
+  expires_at: Date | null;
   kind: string;
 }
 
@@ -115,7 +118,7 @@ function stateOf(row: TeamRow): TeamState {
 }
 
 function tokenInfo(row: TokenRow): TokenInfo {
-  return { id: row.id, team: row.team, member: row.member, createdAt: iso(row.created_at)!, revokedAt: iso(row.revoked_at) };
+  return { id: row.id, team: row.team, member: row.member, createdAt: iso(row.created_at)!, revokedAt: iso(row.revoked_at), expiresAt: iso(row.expires_at) };
 }
 
 /**
@@ -175,7 +178,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
 
 const TEAM_COLUMNS = 'id, name, epoch, version, created_at';
 const TOKEN_SELECT =
-  'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id';
+  'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, k.expires_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id';
 
 export class PostgresStore implements TeamStore {
   readonly kind = 'postgres' as const;
@@ -302,13 +305,13 @@ export class PostgresStore implements TeamStore {
     });
   }
 
-  async addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo> {
+  async addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string; expiresAt: string | null }): Promise<TokenInfo> {
     const { rowCount } = await this.pool.query(
-      'INSERT INTO memdir_tokens (id, team_id, member, hash, created_at) SELECT $1, id, $3, $4, $5 FROM memdir_teams WHERE name = $2',
-      [token.id, token.team, token.member, token.hash, token.createdAt],
+      'INSERT INTO memdir_tokens (id, team_id, member, hash, created_at, expires_at) SELECT $1, id, $3, $4, $5, $6 FROM memdir_teams WHERE name = $2',
+      [token.id, token.team, token.member, token.hash, token.createdAt, token.expiresAt],
     );
     if (rowCount !== 1) throw new StoreError('not-found', `There is no team "${token.team}".`);
-    return { id: token.id, team: token.team, member: token.member, createdAt: token.createdAt, revokedAt: null };
+    return { id: token.id, team: token.team, member: token.member, createdAt: token.createdAt, revokedAt: null, expiresAt: token.expiresAt };
   }
 
   async findToken(id: string): Promise<StoredToken | null> {

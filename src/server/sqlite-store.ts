@@ -81,6 +81,8 @@ const MIGRATIONS: string[] = [
    ALTER TABLE memdir_teams ADD COLUMN owner_id INTEGER REFERENCES memdir_teams(id);
    ALTER TABLE memdir_teams ADD COLUMN key_record TEXT;
    CREATE INDEX memdir_teams_owner ON memdir_teams(owner_id);`,
+  // Tokens that expire (`issue-token --expires`); null: until revoked.
+  `ALTER TABLE memdir_tokens ADD COLUMN expires_at TEXT;`,
 ];
 
 interface TeamRow {
@@ -97,6 +99,7 @@ interface TokenRow {
   hash: string;
   created_at: string;
   revoked_at: string | null;
+  expires_at: string | null;
   kind: string;
 }
 interface PersonalRow {
@@ -120,7 +123,7 @@ interface EntryRow {
 }
 
 function tokenInfo(row: TokenRow): TokenInfo {
-  return { id: row.id, team: row.team, member: row.member, createdAt: row.created_at, revokedAt: row.revoked_at };
+  return { id: row.id, team: row.team, member: row.member, createdAt: row.created_at, revokedAt: row.revoked_at, expiresAt: row.expires_at };
 }
 
 function stateOf(row: TeamRow): TeamState {
@@ -195,12 +198,12 @@ export class SqliteStore implements TeamStore {
       countEntries: db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM memdir_entries WHERE team_id = ?'),
       size: db.prepare<[number], { n: number; bytes: number }>('SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = ?'),
       insertTeam: db.prepare('INSERT INTO memdir_teams (name, epoch, version, created_at) VALUES (?, ?, 0, ?)'),
-      insertToken: db.prepare('INSERT INTO memdir_tokens (id, team_id, member, hash, created_at) VALUES (?, ?, ?, ?, ?)'),
+      insertToken: db.prepare('INSERT INTO memdir_tokens (id, team_id, member, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
       token: db.prepare<[string], TokenRow>(
-        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id WHERE k.id = ?',
+        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, k.expires_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id WHERE k.id = ?',
       ),
       tokens: db.prepare<[], TokenRow>(
-        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id ORDER BY t.name, k.created_at, k.id',
+        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, k.expires_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id ORDER BY t.name, k.created_at, k.id',
       ),
       revoke: db.prepare('UPDATE memdir_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?'),
       entries: db.prepare<[number, number], EntryRow>(
@@ -325,11 +328,11 @@ export class SqliteStore implements TeamStore {
     return run.immediate();
   }
 
-  async addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo> {
+  async addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string; expiresAt: string | null }): Promise<TokenInfo> {
     const team = this.q.team.get(token.team);
     if (!team) throw new StoreError('not-found', `There is no team "${token.team}".`);
-    this.q.insertToken.run(token.id, team.id, token.member, token.hash, token.createdAt);
-    return { id: token.id, team: token.team, member: token.member, createdAt: token.createdAt, revokedAt: null };
+    this.q.insertToken.run(token.id, team.id, token.member, token.hash, token.createdAt, token.expiresAt);
+    return { id: token.id, team: token.team, member: token.member, createdAt: token.createdAt, revokedAt: null, expiresAt: token.expiresAt };
   }
 
   async findToken(id: string): Promise<StoredToken | null> {

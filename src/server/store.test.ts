@@ -46,7 +46,7 @@ describeStores('team store', (h) => {
     expect(stored?.hash).not.toContain(token.slice(22));
     const listed = await listMembers(store, 'platform');
     expect(JSON.stringify(listed)).not.toContain(token.slice(22));
-    expect(listed[0]!.tokens).toEqual([{ id: info.id, team: 'platform', member: 'ann', createdAt: info.createdAt, revokedAt: null }]);
+    expect(listed[0]!.tokens).toEqual([{ id: info.id, team: 'platform', member: 'ann', createdAt: info.createdAt, revokedAt: null, expiresAt: null }]);
     const first = await revokeToken(store, info.id, new Date('2026-03-05T00:00:00Z'));
     expect(first.revokedAt).toBe('2026-03-05T00:00:00.000Z');
     const again = await revokeToken(store, `mdt_${info.id}`, new Date('2026-04-01T00:00:00Z'));

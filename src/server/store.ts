@@ -37,6 +37,8 @@ export interface TokenInfo {
   member: string;
   createdAt: string;
   revokedAt: string | null;
+  /** When the token stops working (`issue-token --expires`), or null: it works until revoked. */
+  expiresAt: string | null;
 }
 
 /** What authentication needs: the stored hash to compare against, and what the token may reach. */
@@ -306,7 +308,7 @@ export interface TeamStore {
   resetPersonal(user: string): Promise<boolean>;
   /** The space of project `project` in the personal space of `user`, created with `epoch` on first use while the user has fewer than `maxProjects`. */
   openPersonalProject(user: string, project: string, epoch: string, at: string, maxProjects: number): Promise<ProjectOutcome>;
-  addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo>;
+  addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string; expiresAt: string | null }): Promise<TokenInfo>;
   findToken(id: string): Promise<StoredToken | null>;
   listTokens(team?: string): Promise<TokenInfo[]>;
   /** Marks a token revoked (idempotent: an already revoked token keeps its first date). */

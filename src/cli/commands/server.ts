@@ -264,8 +264,8 @@ export const serverAdminCommand: CommandSpec = {
   details: `memdir server admin create-team <team> [--db DB]
 memdir server admin create-personal <user> [--db DB]
 memdir server admin reset-personal <user> --yes [--db DB]
-memdir server admin issue-token <team> [--member NAME] [--db DB] [--json]
-memdir server admin issue-token <user> --personal [--member MACHINE] [--db DB] [--json]
+memdir server admin issue-token <team> [--member NAME] [--expires DAYSd] [--db DB] [--json]
+memdir server admin issue-token <user> --personal [--member MACHINE] [--expires DAYSd] [--db DB] [--json]
 memdir server admin revoke-token <id> [--db DB]
 memdir server admin list [team] [--db DB] [--json]
 They work on the store directly, also while the server runs.`,
@@ -327,6 +327,16 @@ connect with it. JSON: {"reset": true, "user"}`,
   },
 };
 
+/** `--expires 90d`: whole days from 1 to 3650, or undefined when not given. */
+function expiresOption(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const match = typeof value === 'string' ? /^([1-9]\d{0,3})d$/.exec(value.trim()) : null;
+  const days = match ? Number(match[1]) : NaN;
+  if (!(days >= 1 && days <= 3650))
+    throw new UsageError(`--expires takes a number of days from 1 to 3650 followed by d, e.g. 90d, not ${JSON.stringify(String(value).slice(0, 40))}`);
+  return days;
+}
+
 export const serverIssueTokenCommand: CommandSpec = {
   name: ['server', 'admin', 'issue-token'],
   summary: 'Issue a token for a member of a team, or (--personal) for one machine of a personal space. It is printed once and never stored (only its hash is).',
@@ -339,21 +349,37 @@ export const serverIssueTokenCommand: CommandSpec = {
       description: 'who (or, with --personal, which machine) the token is for (shown in entries as updatedBy; default "member")',
     },
     personal: { type: 'boolean', description: "a token for the personal space of <user>: it reaches that user's projects only, never a team" },
+    expires: {
+      type: 'string',
+      valueName: 'DAYS',
+      description: 'the token stops working after this many days, e.g. 90d (default: it works until revoked)',
+    },
     json: jsonOption,
   },
-  details: 'JSON: {"token", "id", "team", "member", "createdAt", "scope": "team"|"personal"} ("team" is "~<user>" for a personal token)',
+  details: `An expired token is refused (401 token-expired); the member's app says when it expired and to ask for a new one.
+JSON: {"token", "id", "team", "member", "createdAt", "expiresAt": "<ISO date>"|null, "scope": "team"|"personal"} ("team" is "~<user>" for a personal token)`,
   async run({ positionals, values, io }) {
     const personal = values.personal === true;
     const member = typeof values.member === 'string' ? values.member : undefined;
+    const days = expiresOption(values.expires);
     const { token, info } = await withStore(values, io, (store) =>
-      personal ? issuePersonalToken(store, positionals[0]!, member) : issueToken(store, positionals[0]!, member),
+      personal ? issuePersonalToken(store, positionals[0]!, member, new Date(), days) : issueToken(store, positionals[0]!, member, new Date(), days),
     );
     if (values.json) {
-      printJson(io, { token, id: info.id, team: info.team, member: info.member, createdAt: info.createdAt, scope: personal ? 'personal' : 'team' });
+      printJson(io, {
+        token,
+        id: info.id,
+        team: info.team,
+        member: info.member,
+        createdAt: info.createdAt,
+        expiresAt: info.expiresAt,
+        scope: personal ? 'personal' : 'team',
+      });
       return 0;
     }
     if (personal) io.out(`Token for ${info.member}, a machine of ${positionals[0]!}'s personal space (id ${info.id}):\n\n  ${token}\n\n`);
     else io.out(`Token for ${info.member} in team ${info.team} (id ${info.id}):\n\n  ${token}\n\n`);
+    if (info.expiresAt !== null) io.out(`It expires on ${info.expiresAt}.\n`);
     io.out(`It is shown only now. Hand it over privately; revoke it with: memdir server admin revoke-token ${info.id}\n`);
     return 0;
   },
@@ -365,7 +391,7 @@ export const serverRevokeTokenCommand: CommandSpec = {
   args: ['<id>'],
   options: { db: dbOption, json: jsonOption },
   details: `The whole token (mdt_…) is accepted too, with a warning: on the command line other accounts on this
-machine can read it in the process list. JSON: {"id", "team", "member", "createdAt", "revokedAt"}`,
+machine can read it in the process list. JSON: {"id", "team", "member", "createdAt", "revokedAt", "expiresAt"}`,
   async run({ positionals, values, io }) {
     const info = await withStore(values, io, (store) => revokeToken(store, positionals[0]!));
     if (parseToken(positionals[0]!)) {
@@ -384,8 +410,8 @@ export const serverListCommand: CommandSpec = {
   summary: "List teams with their members' tokens, and personal spaces with their machines' tokens (ids only, never secrets).",
   args: ['[team]'],
   options: { db: dbOption, json: jsonOption },
-  details: `JSON: {"teams": [{"name", "version", "epoch", "createdAt", "entries", "tokens": [{"id", "team", "member", "createdAt", "revokedAt"}]}],
-  "personal": [{"user", "createdAt", "projects", "entries", "keySet", "tokens": [{"id", "team", "member", "createdAt", "revokedAt"}]}]}
+  details: `JSON: {"teams": [{"name", "version", "epoch", "createdAt", "entries", "tokens": [{"id", "team", "member", "createdAt", "revokedAt", "expiresAt"}]}],
+  "personal": [{"user", "createdAt", "projects", "entries", "keySet", "tokens": [{"id", "team", "member", "createdAt", "revokedAt", "expiresAt"}]}]}
 (with [team]: that team only, and "personal" is empty)`,
   async run({ positionals, values, io }) {
     const { teams, personal } = await withStore(values, io, async (store) => ({
@@ -402,7 +428,12 @@ export const serverListCommand: CommandSpec = {
       );
       if (space.tokens.length === 0) io.out('  no tokens\n');
       else
-        io.out(table([['  TOKEN ID', 'MACHINE', 'CREATED', 'REVOKED'], ...space.tokens.map((t) => [`  ${t.id}`, t.member, t.createdAt, t.revokedAt ?? '—'])]));
+        io.out(
+          table([
+            ['  TOKEN ID', 'MACHINE', 'CREATED', 'REVOKED', 'EXPIRES'],
+            ...space.tokens.map((t) => [`  ${t.id}`, t.member, t.createdAt, t.revokedAt ?? '—', t.expiresAt ?? '—']),
+          ]),
+        );
     }
     if (teams.length === 0) {
       io.out('No teams yet. Create one: memdir server admin create-team <team>\n');
@@ -411,7 +442,13 @@ export const serverListCommand: CommandSpec = {
     for (const team of teams) {
       io.out(`${team.name}: ${team.entries} entries, version ${team.version}, created ${team.createdAt}\n`);
       if (team.tokens.length === 0) io.out('  no tokens\n');
-      else io.out(table([['  TOKEN ID', 'MEMBER', 'CREATED', 'REVOKED'], ...team.tokens.map((t) => [`  ${t.id}`, t.member, t.createdAt, t.revokedAt ?? '—'])]));
+      else
+        io.out(
+          table([
+            ['  TOKEN ID', 'MEMBER', 'CREATED', 'REVOKED', 'EXPIRES'],
+            ...team.tokens.map((t) => [`  ${t.id}`, t.member, t.createdAt, t.revokedAt ?? '—', t.expiresAt ?? '—']),
+          ]),
+        );
     }
     return 0;
   },

@@ -342,6 +342,12 @@ export class TeamClient implements SpaceClient {
       return this.notATeamServer(detail, status, passing ? 'unavailable' : 'bad-response', passing ? retryAfter : null);
     }
     const said = ` (${error.message.slice(0, 300)})`;
+    // An expired token needs what a revoked one needs — a new one from the admin — so it shares the code.
+    if (status === 401 && error.error === 'token-expired') {
+      const on = /^\d{4}-\d{2}-\d{2}/.exec(error.expiredAt ?? '')?.[0] ?? 'an earlier day';
+      const whose = this.options.scope === 'personal' ? 'your personal space' : `team ${this.options.team}`;
+      return new TeamClientError('revoked', `The token for ${whose} expired on ${on}; ask your admin for a new one and connect again.`, status);
+    }
     if (status === 401 && error.error === 'token-revoked')
       return new TeamClientError('revoked', 'The sync server says this token was revoked; ask your team admin for a new one and connect again.', status);
     if (status === 401)

@@ -39,6 +39,7 @@ import * as z from 'zod';
 export const ERROR_CODES = [
   'unauthorized',
   'token-revoked',
+  'token-expired',
   'not-found',
   'method-not-allowed',
   'precondition-required',
@@ -150,6 +151,8 @@ export const errorResponseSchema = z.object({
   keys: z.array(z.object({ key: z.string(), code: z.string(), reason: z.string() })).optional(),
   /** 409 key-mismatch: the key record the personal space holds. */
   keyRecord: z.string().optional(),
+  /** 401 token-expired: when the token expired (ISO 8601). */
+  expiredAt: z.string().optional(),
 });
 export type ErrorResponse = z.infer<typeof errorResponseSchema>;
 
