@@ -308,8 +308,9 @@ export function explain(err: unknown, verb: string, rel: string, where: string):
     case 'EROFS':
       return say('permission', `${where} is on a read-only file system`);
     case 'ENOSPC':
+      return say('io', `the disk holding ${where} is full — free some space and try again`);
     case 'EDQUOT':
-      return say('io', 'the disk is full');
+      return say('io', `the disk holding ${where} has no quota left — free some space and try again`);
     case 'ENOENT':
       return say('missing', `${where} does not exist`);
     case 'EISDIR':

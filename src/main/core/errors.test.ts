@@ -91,6 +91,7 @@ const HISTORY_REASONS = keys<HistoryErrorReason>({
   'not-found': true,
   'git-missing': true,
   'git-failed': true,
+  'disk-refused': true,
 });
 const FILE_REASONS = keys<MemoryFileError['reason']>({ exists: true, missing: true, 'not-a-file': true, permission: true, io: true });
 const DIRECTORY_REASONS = keys<DirectoryErrorReason>({ missing: true, 'not-a-directory': true, unreadable: true });

@@ -25,7 +25,7 @@ export class HistoryError extends MemdirError<(typeof HISTORY_CODES)[HistoryErro
 }
 
 /** Why a history operation could not be done. */
-export type HistoryErrorReason = 'bad-revision' | 'bad-path' | 'bad-argument' | 'not-found' | 'git-missing' | 'git-failed';
+export type HistoryErrorReason = 'bad-revision' | 'bad-path' | 'bad-argument' | 'not-found' | 'git-missing' | 'git-failed' | 'disk-refused';
 
 /** Each reason's code: a bad path is refused as any unsafe path is, a bad argument as any bad input. */
 const HISTORY_CODES = {
@@ -35,6 +35,8 @@ const HISTORY_CODES = {
   'not-found': 'not-found',
   'git-missing': 'git-missing',
   'git-failed': 'git-failed',
+  // The disk holding Memdir's data folder is full or read-only: the person can free space and try again.
+  'disk-refused': 'unavailable',
 } as const satisfies Record<string, MemdirErrorCode>;
 
 /** One shadow repository and the memory dir it records. */
@@ -235,6 +237,17 @@ export async function git(repo: ShadowRepo, args: string[], opts: GitOptions = {
     result = await runOnce(repo, args, opts);
   }
   if (result.code !== 0 && !(opts.okCodes ?? []).includes(result.code)) {
+    const refused = diskRefusal(result.stderr);
+    if (refused) {
+      // What git began to write stays as `objects/xx/tmp_obj_*`, taking the room it ran out of;
+      // holding the memory lock, no other git of ours writes objects into this repository now.
+      if (opts.clearStaleLocks) await removeUnfinishedObjects(repo);
+      // `<dataDir>/history/<key>/repo.git`: the folder a person knows is the data folder.
+      const dataDir = path.dirname(path.dirname(path.dirname(repo.gitDir)));
+      throw new HistoryError('disk-refused', `Memdir cannot keep this change in its history: the disk holding its data folder ${dataDir} ${refused.words}`, {
+        cause: Object.assign(new Error(refused.words), { code: refused.code }),
+      });
+    }
     const said =
       result.stderr
         .split('\n')
@@ -243,6 +256,25 @@ export async function git(repo: ShadowRepo, args: string[], opts: GitOptions = {
     throw new HistoryError('git-failed', `Memdir's history is unavailable: git ${args[0] ?? ''} failed (${said.trim()})`);
   }
   return result;
+}
+
+/** Removes the temp files (`tmp_obj_*`, `tmp_pack_*`, `tmp_idx_*`) a git stopped by a full disk left in the object store. */
+async function removeUnfinishedObjects(repo: ShadowRepo): Promise<void> {
+  const objects = path.join(repo.gitDir, 'objects');
+  const folders = await fs.readdir(objects).catch(() => [] as string[]);
+  for (const folder of folders.filter((name) => /^([0-9a-f]{2}|pack)$/.test(name))) {
+    for (const name of await fs.readdir(path.join(objects, folder)).catch(() => [] as string[])) {
+      if (/^tmp_(obj|pack|idx)_/.test(name)) await fs.rm(path.join(objects, folder, name), { force: true });
+    }
+  }
+}
+
+/** git's words for a write the disk refused (it prints strerror, or its own "Out of diskspace"), as the Node code and a clause. */
+function diskRefusal(stderr: string): { code: string; words: string } | null {
+  if (/No space left on device|Out of diskspace/i.test(stderr)) return { code: 'ENOSPC', words: 'is full — free some space and try again' };
+  if (/Disk quota exceeded/i.test(stderr)) return { code: 'EDQUOT', words: 'has no quota left — free some space and try again' };
+  if (/Read-only file system/i.test(stderr)) return { code: 'EROFS', words: 'is read-only' };
+  return null;
 }
 
 /** Create the bare repository: no template (no sample hooks, no description file). */

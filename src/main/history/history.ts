@@ -9,8 +9,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { processDataDir } from '../core/data-dir.js';
+import { isDiskRefusal } from '../core/fs-errors.js';
 import { cleanupTempFiles, noteCreatedFolders, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../core/memory-lock.js';
 import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
@@ -20,6 +20,7 @@ import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog, toEntry } fro
 import type { BroughtBack, HistoryEntry, LoggedEntry } from './log-format.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 import { refuseUndoneImport } from './imports.js';
+import { putBackChange, removeEmptyFolders } from './put-back.js';
 
 export { HistoryError } from './git.js';
 export type { BroughtBack, HistoryEntry, HistoryFileChange } from './log-format.js';
@@ -222,7 +223,9 @@ function withNotes(summary: string, notes: readonly string[]): string {
  *
  * If `fn` throws, whatever it had already written (each write is atomic) is recorded with the
  * given source and the summary suffixed " (incomplete)" — attributing it to `external` would be
- * a lie — and the error is rethrown. A `transact` nested in `fn` for the same dir just runs its
+ * a lie — and the error is rethrown. When the disk refused a write instead (full, read-only), the
+ * change is taken back whole (put-back.ts), as it is when History itself cannot keep the result:
+ * no half-made change, none History does not hold. A `transact` nested in `fn` for the same dir just runs its
  * function: its writes belong to the outer entry, and it returns `entry: null`.
  */
 export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
@@ -245,6 +248,15 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
         result = await noteCreatedFolders(memoryDir, createdFolders, () => transactions.run(new Map([...(outer ?? []), [key, state]]), fn));
       } catch (err) {
         state.active = false;
+        // The disk refused a write half-way (full, read-only): take the change back whole.
+        if (
+          isDiskRefusal(err) &&
+          (await putBackChange(memoryDir, dataDir, createdFolders).then(
+            () => true,
+            () => false,
+          ))
+        )
+          throw err;
         // The original error matters more than a failure to record; the next transact picks
         // anything left unrecorded up as `external`.
         const broughtBack = opts.broughtBack?.() ?? [];
@@ -267,6 +279,11 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
         secondParent,
         createdFolders,
         broughtBack: opts.broughtBack?.() ?? [],
+      }).catch(async (err: unknown) => {
+        // History could not keep it (its disk is full): a change History does not hold would
+        // have no undo, and the person was told it failed — so it is taken back.
+        if (isDiskRefusal(err)) await putBackChange(memoryDir, dataDir, createdFolders).catch(() => undefined);
+        throw err;
       });
       return { result, entry };
     },
@@ -488,27 +505,7 @@ export async function removeFoldersCreatedBy(memoryDir: string, rev: string, opt
   const repo = await requireRepo(memoryDir, opts.dataDir);
   const hash = await resolveRev(repo, rev, memoryDir);
   const message = (await git(repo, ['show', '-s', '--format=%B', hash])).stdout;
-  const folders = parseCreatedFolders(message)
-    // A folder the memory dir holds, the memory dir itself, or the folders right above it.
-    .filter((rel) => rel === '.' || /^\.\.(\/\.\.)*$/.test(rel) || rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..'))
-    .map((rel) => path.resolve(memoryDir, rel))
-    .sort((a, b) => b.length - a.length);
-  return withMemoryLock(
-    memoryDir,
-    async () => {
-      let removed = 0;
-      for (const folder of folders) {
-        // rmdir removes only an empty folder, and never follows a link.
-        const gone = await fs.rmdir(folder).then(
-          () => true,
-          () => false,
-        );
-        if (gone) removed++;
-      }
-      return removed;
-    },
-    { dataDir: opts.dataDir ?? processDataDir() },
-  );
+  return withMemoryLock(memoryDir, () => removeEmptyFolders(memoryDir, parseCreatedFolders(message)), { dataDir: opts.dataDir ?? processDataDir() });
 }
 
 /** One entry of the history, with its parent (null for the first entry). */

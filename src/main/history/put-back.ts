@@ -1,0 +1,72 @@
+/**
+ * Taking back a change the disk refused half-way (a full disk, a read-only one): every file it
+ * wrote, removed or added is put back as the history's newest entry holds it — which `transact`
+ * recorded just before the change began — and the folders it created are taken away. So a save
+ * that could not be finished, or could not be kept in History, leaves no half-made change (a
+ * memory without its MEMORY.md pointer) and no change History does not hold; the person's text is
+ * still in the editor, and saving again once there is room goes through.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
+import { git, gitBlobs } from './git.js';
+import { openShadowRepo } from './shadow-repo.js';
+
+/**
+ * Puts `memoryDir` back as its newest history entry has it (all of it removed when there is none
+ * yet), then removes `createdFolders` (relative to `memoryDir`) that are empty. Removals first, so
+ * a full disk gets room back before the old texts are written. Call it holding the memory lock.
+ */
+export async function putBackChange(memoryDir: string, dataDir: string, createdFolders: readonly string[]): Promise<void> {
+  const repo = await openShadowRepo(memoryDir, dataDir);
+  if (repo) {
+    const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], { workTree: true });
+    const changed = status.stdout
+      .split('\0')
+      .filter((record) => record.length > 3)
+      .map((record) => record.slice(3));
+    const head = await git(repo, ['rev-parse', '--verify', '-q', 'HEAD'], { okCodes: [1] });
+    const before = new Map<string, string>();
+    if (head.code === 0 && changed.length > 0) {
+      const tree = await git(repo, ['ls-tree', '-z', '-r', 'HEAD', '--', ...changed]);
+      for (const line of tree.stdout.split('\0').filter(Boolean)) {
+        const tab = line.indexOf('\t');
+        const [mode = '', type = '', oid = ''] = line.slice(0, tab).split(' ');
+        // Links are never content (history never re-creates one).
+        if (type === 'blob' && mode !== '120000') before.set(line.slice(tab + 1), oid);
+      }
+    }
+    for (const rel of changed) {
+      if (!before.has(rel)) await removeFileConfined(memoryDir, rel).catch((err: unknown) => ignoreMissing(err));
+    }
+    const blobs = await gitBlobs(repo, [...before.values()]);
+    for (const [rel, oid] of before) await writeFileAtomic(memoryDir, rel, blobs.get(oid)!);
+  }
+  await removeEmptyFolders(memoryDir, createdFolders);
+}
+
+function ignoreMissing(err: unknown): void {
+  if ((err as { reason?: string }).reason !== 'missing') throw err;
+}
+
+/**
+ * Removes each of `folders` (relative to `memoryDir`: `.` itself, `..` above it, or a folder
+ * inside it) that is empty, deepest first — so a folder emptied by removing its created
+ * sub-folder goes too. rmdir removes only an empty folder and never follows a link. Returns how
+ * many were removed.
+ */
+export async function removeEmptyFolders(memoryDir: string, folders: readonly string[]): Promise<number> {
+  const paths = folders
+    .filter((rel) => rel === '.' || /^\.\.(\/\.\.)*$/.test(rel) || rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..'))
+    .map((rel) => path.resolve(memoryDir, rel))
+    .sort((a, b) => b.length - a.length);
+  let removed = 0;
+  for (const folder of paths) {
+    const gone = await fs.rmdir(folder).then(
+      () => true,
+      () => false,
+    );
+    if (gone) removed++;
+  }
+  return removed;
+}
