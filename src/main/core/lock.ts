@@ -32,6 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { MemdirError } from '../../shared/errors.js';
+import { explain } from './confined-path.js';
 import { errCode } from './fs-errors.js';
 import { lockLetGo, lockTaken } from './locks-held.js';
 import { isProcessAlive } from './process.js';
@@ -64,7 +65,11 @@ export interface LockOptions {
    * not counted as a write under way (locks-held.ts); the run marks its writing steps with `asWrite`.
    */
   guard?: true;
-  /** Turns a file-system failure of taking the lock (permissions, a full disk) into the caller's error; default: thrown as is. */
+  /**
+   * Turns a file-system failure of taking the lock (permissions, a full disk) into the caller's
+   * error; default: a sentence naming the locks folder and why ("Cannot take Memdir's lock: the
+   * disk holding … is full"), never the raw ENOSPC.
+   */
   failed?: (err: unknown) => unknown;
 }
 
@@ -196,8 +201,9 @@ async function joinQueue(queueId: string, deadline: number, busy: string): Promi
 
 async function acquireFileLock(lockPath: string, deadline: number, opts: LockOptions, hold: Hold): Promise<() => Promise<void>> {
   const lockDir = path.dirname(lockPath);
+  const failed = opts.failed ?? ((err: unknown) => (errCode(err) === undefined ? err : explain(err, 'take', "Memdir's lock", lockDir)));
   await fs.mkdir(lockDir, { recursive: true }).catch((err: unknown) => {
-    throw opts.failed ? opts.failed(err) : err;
+    throw failed(err);
   });
   const owner: OwnerRecord = { host: os.hostname(), pid: process.pid, token: randomBytes(8).toString('hex') };
   let delay = 5;
@@ -216,7 +222,7 @@ async function acquireFileLock(lockPath: string, deadline: number, opts: LockOpt
       await sweepLeftovers(lockDir, path.basename(lockPath));
       return release;
     } catch (err) {
-      if (errCode(err) !== 'ELOCKED') throw opts.failed ? opts.failed(err) : err;
+      if (errCode(err) !== 'ELOCKED') throw failed(err);
     }
     if (await breakDeadOwner(lockPath)) continue;
     const remaining = deadline - Date.now();

@@ -162,6 +162,29 @@ describe.skipIf(smallDiskUnavailable !== null)(`saving when the disk says no${sm
     expect(await fs.readFile(path.join(mem, 'MEMORY.md'), 'utf8')).toContain('(c.md)');
   });
 
+  it("with Memdir's data folder full, keeping the editor's draft says why in words, and works again once there is room", async () => {
+    const base = await open('a.md');
+    const draft = {
+      dir: '-work-p',
+      scope: 'private',
+      file: 'a.md',
+      memoryDir: mem,
+      baseText: base.text,
+      name: 'A',
+      description: 'A memory',
+      type: 'user',
+      newFile: '',
+      frontmatter: null,
+    };
+    dataDisk.leaveFree(0);
+    const refused = await call('drafts.keep', { ...draft, body: 'typed while the disk was full '.repeat(200) });
+    expectHumanRefusal(refused, /full/);
+    expect(refused.error?.message).not.toMatch(/Something went wrong/);
+    expect(await leftovers(dataDisk.dir)).toEqual([]);
+    dataDisk.free();
+    expect((await call('drafts.keep', { ...draft, body: 'typed once there was room' })).ok).toBe(true);
+  });
+
   it('on a read-only disk, a save says so and goes through once it can be written again', async () => {
     const base = await open('a.md');
     const before = await snapshot();
