@@ -237,7 +237,7 @@ export async function git(repo: ShadowRepo, args: string[], opts: GitOptions = {
     result = await runOnce(repo, args, opts);
   }
   if (result.code !== 0 && !(opts.okCodes ?? []).includes(result.code)) {
-    const refused = diskRefusal(result.stderr);
+    const refused = diskRefusal(result.stderr) ?? (await fullDiskBehindWriteError(repo, result.stderr));
     if (refused) {
       // What git began to write stays as `objects/xx/tmp_obj_*`, taking the room it ran out of;
       // holding the memory lock, no other git of ours writes objects into this repository now.
@@ -269,12 +269,27 @@ async function removeUnfinishedObjects(repo: ShadowRepo): Promise<void> {
   }
 }
 
+const FULL_WORDS = 'is full — free some space and try again';
+
 /** git's words for a write the disk refused (it prints strerror, or its own "Out of diskspace"), as the Node code and a clause. */
 function diskRefusal(stderr: string): { code: string; words: string } | null {
-  if (/No space left on device|Out of diskspace/i.test(stderr)) return { code: 'ENOSPC', words: 'is full — free some space and try again' };
+  if (/No space left on device|Out of diskspace/i.test(stderr)) return { code: 'ENOSPC', words: FULL_WORDS };
   if (/Disk quota exceeded/i.test(stderr)) return { code: 'EDQUOT', words: 'has no quota left — free some space and try again' };
   if (/Read-only file system/i.test(stderr)) return { code: 'EROFS', words: 'is read-only' };
   return null;
+}
+
+/** Below this much free room, a write git could not make is taken for a full disk. */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+/**
+ * git does not always say why a write failed: a ref it could not update is "couldn't write
+ * '…/main.lock'", with no reason. When the disk holding the repository is (nearly) full, that is why.
+ */
+async function fullDiskBehindWriteError(repo: ShadowRepo, stderr: string): Promise<{ code: string; words: string } | null> {
+  if (!/couldn't write|unable to write|write error|failed to write|could not write/i.test(stderr)) return null;
+  const room = await fs.statfs(repo.gitDir).catch(() => null);
+  return room && room.bavail * room.bsize < NEARLY_FULL_BYTES ? { code: 'ENOSPC', words: FULL_WORDS } : null;
 }
 
 /** Create the bare repository: no template (no sample hooks, no description file). */

@@ -20,7 +20,8 @@ import { openShadowRepo } from './shadow-repo.js';
 export async function putBackChange(memoryDir: string, dataDir: string, createdFolders: readonly string[]): Promise<void> {
   const repo = await openShadowRepo(memoryDir, dataDir);
   if (repo) {
-    const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], { workTree: true });
+    // No optional locks: status would refresh the index, a write the full disk refuses.
+    const status = await git(repo, ['--no-optional-locks', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], { workTree: true });
     const changed = status.stdout
       .split('\0')
       .filter((record) => record.length > 3)
