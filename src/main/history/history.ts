@@ -249,14 +249,7 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       } catch (err) {
         state.active = false;
         // The disk refused a write half-way (full, read-only): take the change back whole.
-        if (
-          isDiskRefusal(err) &&
-          (await putBackChange(memoryDir, dataDir, createdFolders).then(
-            () => true,
-            () => false,
-          ))
-        )
-          throw err;
+        if (await takeBack(err, memoryDir, dataDir, createdFolders)) throw err;
         // The original error matters more than a failure to record; the next transact picks
         // anything left unrecorded up as `external`.
         const broughtBack = opts.broughtBack?.() ?? [];
@@ -282,13 +275,36 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       }).catch(async (err: unknown) => {
         // History could not keep it (its disk is full): a change History does not hold would
         // have no undo, and the person was told it failed — so it is taken back.
-        if (isDiskRefusal(err)) await putBackChange(memoryDir, dataDir, createdFolders).catch(() => undefined);
+        await takeBack(err, memoryDir, dataDir, createdFolders);
         throw err;
       });
       return { result, entry };
     },
     { dataDir },
   );
+}
+
+/** The errors of changes `transact` took back (put-back.ts): nothing of them is on disk. */
+const takenBack = new WeakSet<object>();
+
+/** When `err` is the disk refusing a write, puts the change back (put-back.ts); whether it was. */
+async function takeBack(err: unknown, memoryDir: string, dataDir: string, createdFolders: readonly string[]): Promise<boolean> {
+  if (!isDiskRefusal(err) || typeof err !== 'object' || err === null) return false;
+  const done = await putBackChange(memoryDir, dataDir, createdFolders).then(
+    () => true,
+    () => false,
+  );
+  if (done) takenBack.add(err);
+  return done;
+}
+
+/**
+ * Whether the change that failed with `err` was taken back whole by {@link transact} (the disk
+ * refused it): a caller that noted what it wrote while the change ran (a sync's agreed versions)
+ * must forget that too, since none of it is on disk.
+ */
+export function changeWasTakenBack(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && takenBack.has(err);
 }
 
 /**

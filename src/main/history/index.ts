@@ -35,6 +35,7 @@ export {
   removeFoldersCreatedBy,
   restoreFromHistory,
   transact,
+  changeWasTakenBack,
   type TurnTaggedEntry,
 } from './history.js';
 export { reinstateImportedHistory, retireImportedHistory } from './imports.js';

@@ -21,7 +21,8 @@
 import { foldPathKey } from '../../../shared/path-key.js';
 import { parseEtag } from '../../../shared/protocol/sync.js';
 import { utf8Length } from '../../../shared/utf8.js';
-import { listHistory, transact } from '../../history/index.js';
+import { isDiskRefusal } from '../../core/fs-errors.js';
+import { changeWasTakenBack, listHistory, transact } from '../../history/index.js';
 import { takenNameRefusal } from '../../memdir/index.js';
 import { maskedForShowing } from '../../secrets/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
@@ -319,6 +320,8 @@ async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, a
   const merges: Merge[] = [];
   // A merge makes this entry a merge commit: its second parent holds the server's versions of the merged files.
   const theirs = () => merges.map((m) => ({ path: m.rel, content: m.theirs, from: `Versions on ${from}` }));
+  // What was agreed before, for a pull the disk refused: its files are put back, so are these.
+  const agreed = new Map(keys.map((key) => [key, e.base.get(key)]));
   try {
     await transact(
       e.memoryDir,
@@ -337,6 +340,11 @@ async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, a
         }
       },
     );
+  } catch (error) {
+    // Taken back whole (the disk is full): nothing was written, and the server's versions are not
+    // held here — else the old text left on disk would pass for a local edit and be pushed over them.
+    if (changeWasTakenBack(error)) for (const key of written.splice(0)) e.setBase(key, agreed.get(key));
+    throw error;
   } finally {
     // Named as they may be shown, as conflicts are: a secret in a key masked.
     for (const key of written) cycle.report.pull.written.push(await shownKey(key));
@@ -402,7 +410,9 @@ async function applyKey(
     try {
       await e.write(file, content, sha);
     } catch (error) {
-      e.failedWrites.set(key, entry.sha256);
+      // Not fetched again while the server's version is the same — unless the disk refused it
+      // (full, read-only): once there is room, the next sync writes it.
+      if (!isDiskRefusal(error)) e.failedWrites.set(key, entry.sha256);
       const said = await shownRefusal(key, `Could not write ${e.rel(key)}: ${(error as Error).message}`);
       cycle.report.pull.refused.push(said);
       const { texts } = await maskedForShowing(key, [(error as Error).message]);

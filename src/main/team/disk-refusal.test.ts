@@ -1,0 +1,83 @@
+/**
+ * A team pull the disk refuses (the machine's disk fills while it writes what the server holds):
+ * the memory folder is taken back as it was (history's transact), and the sync must not then
+ * believe it holds the server's version — else the old text left on disk is taken for a local edit
+ * and pushed over the team's newer one. Once there is room, the next sync brings the newer one.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../server/sqlite-store.js';
+import type { TeamStore } from '../../server/store.js';
+import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../core/test-support/small-disk.js';
+import { makeClient, serverEntries, startTestServer, type TestServer } from './test-support/team-fixture.js';
+
+let root: string;
+let disk: SmallDisk;
+let store: TeamStore;
+let server: TestServer;
+
+describe.skipIf(smallDiskUnavailable !== null)(`a team pull when the disk says no${smallDiskUnavailable ? ` (skipped: ${smallDiskUnavailable})` : ''}`, () => {
+  beforeAll(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-team-disk-')));
+    store = await openSqliteStore(path.join(root, 'team.sqlite'));
+    server = await startTestServer(store, 2);
+    disk = mountSmallDisk(path.join(root, 'small'), 4 * 1024 * 1024);
+  });
+  afterAll(async () => {
+    await server?.server.close();
+    await store?.close();
+    disk?.unmount();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('a file the full disk refused is written by the next sync once there is room', async () => {
+    const a = await makeClient(root, 'a1', server, server.tokens[0]!);
+    const b = await makeClient(disk.dir, 'b1', server, server.tokens[1]!);
+    await a.write('oncall.md', '# On call\nWeekly.\n');
+    expect((await a.sync.sync()).error).toBeNull();
+    expect((await b.sync.sync()).error).toBeNull();
+    const newer = `# On call\n${randomBytes(20_000).toString('hex')}\n`;
+    await a.write('oncall.md', newer);
+    expect((await a.sync.sync()).error).toBeNull();
+
+    disk.leaveFree(8 * 1024);
+    const refused = await b.sync.sync();
+    disk.free();
+    // Refused at the file's write, or at History's record after it (taken back): either way said, and nothing changed.
+    expect([refused.error?.message ?? '', ...refused.pull.refused.map((r) => r.reason)].join()).toMatch(/is full — free some space/);
+    expect(await b.read('oncall.md')).toBe('# On call\nWeekly.\n');
+
+    expect((await b.sync.sync()).error).toBeNull();
+    expect(await b.read('oncall.md')).toBe(newer);
+  });
+
+  it("with only the data folder full, the pull is taken back and never pushes the old text over the team's newer one", async () => {
+    const a = await makeClient(root, 'a2', server, server.tokens[0]!);
+    // b2's data folder alone on the small disk: the file is written, History cannot keep it.
+    const data = mountSmallDisk(path.join(root, 'b2', 'data'), 4 * 1024 * 1024);
+    try {
+      const b = await makeClient(root, 'b2', server, server.tokens[1]!);
+      await a.write('deploy.md', '# Deploys\nFreeze on Fridays.\n');
+      expect((await a.sync.sync()).error).toBeNull();
+      expect((await b.sync.sync()).error).toBeNull();
+      const newer = `# Deploys\n${randomBytes(40_000).toString('hex')}\n`;
+      await a.write('deploy.md', newer);
+      expect((await a.sync.sync()).error).toBeNull();
+
+      data.leaveFree(16 * 1024);
+      const refused = await b.sync.sync();
+      data.free();
+      expect(refused.error?.message).toMatch(/is full — free some space/);
+      expect(await b.read('deploy.md')).toBe('# Deploys\nFreeze on Fridays.\n');
+
+      expect((await b.sync.sync()).error).toBeNull();
+      expect(await b.read('deploy.md')).toBe(newer);
+      expect((await serverEntries(server.url, server.team, server.tokens[0]!))['deploy.md']).toBe(newer);
+    } finally {
+      data.unmount();
+    }
+  });
+});
