@@ -271,6 +271,8 @@ export async function cleanupTempFiles(root: string): Promise<string[]> {
  */
 export async function writeDataFile(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
   const dir = path.dirname(file);
-  await fs.mkdir(dir, { recursive: true, mode: opts.mode !== undefined && (opts.mode & 0o077) === 0 ? 0o700 : 0o755 });
+  await fs.mkdir(dir, { recursive: true, mode: opts.mode !== undefined && (opts.mode & 0o077) === 0 ? 0o700 : 0o755 }).catch((err: unknown) => {
+    throw explain(err, 'write', path.basename(file), path.dirname(dir));
+  });
   await writeFileAtomic(dir, path.basename(file), data, opts);
 }

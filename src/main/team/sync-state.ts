@@ -169,15 +169,24 @@ export class BaseStore {
     this.dir = path.join(stateDir, 'bases');
   }
 
-  /** Keep `content` as the base whose hash is `sha` (the caller computed it from these bytes). */
+  /**
+   * Keep `content` as the base whose hash is `sha` (the caller computed it from these bytes). A
+   * cache: when the disk refuses it (full), nothing is kept — not even the half-written temp — and
+   * the sync goes on (a later merge of this key becomes a conflict, both versions kept).
+   */
   save(sha: string, content: string | Uint8Array): void {
     if (this.known.has(sha)) return;
     const file = path.join(this.dir, sha);
     if (!fsSync.existsSync(file)) {
-      fsSync.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-      fsSync.writeFileSync(temp, content, { mode: 0o600 });
-      fsSync.renameSync(temp, file);
+      try {
+        fsSync.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+        fsSync.writeFileSync(temp, content, { mode: 0o600 });
+        fsSync.renameSync(temp, file);
+      } catch {
+        fsSync.rmSync(temp, { force: true });
+        return;
+      }
     }
     this.known.add(sha);
   }

@@ -20,6 +20,8 @@ import type { ConflictDetail, ConflictResolution, SyncError, SyncReport, TeamCon
 import { claudeCodeStoreOver } from '../../shared/sync-waiting.js';
 import { parseEtag } from '../../shared/protocol/sync.js';
 import { MemoryLockError } from '../core/lock.js';
+import { MemdirError } from '../../shared/errors.js';
+import { failureSentence } from '../../shared/failure-words.js';
 import { TeamClientError } from './team-client.js';
 import { type TeamDir, TeamPathError, checkTeamDir } from './team-paths.js';
 import { lockSyncState } from './sync-state.js';
@@ -124,7 +126,9 @@ export class TeamSync {
     const at = this.e.now().toISOString();
     if (error instanceof TeamClientError || error instanceof TeamSyncError) return { code: error.code, message: error.message, at };
     if (error instanceof TeamPathError) return { code: 'unsafe-team-dir', message: error.message, at };
-    const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    // A file or History that could not be written (a full disk) says so in its own sentence.
+    if (error instanceof MemdirError && error.code === 'unavailable') return { code: 'unavailable', message: `The sync stopped: ${error.message}`, at };
+    const message = failureSentence(error);
     return { code: 'internal', message: `The sync failed: ${message}`, at };
   }
 
