@@ -86,4 +86,39 @@ describe('bulk curation', () => {
     expect(await exists('team/project_alpha.md')).toBe(false);
     expect(await read('MEMORY.md')).toContain('project_alpha.md');
   });
+
+  it('writes MEMORY.md once for a bulk change of many memories, not once per memory, and its one undo brings every pointer back', async () => {
+    const files = Array.from({ length: 40 }, (_, i) => `project_note_${i}.md`);
+    for (const [i, file] of files.entries())
+      await fs.writeFile(path.join(where.memoryDir, file), `---\nname: Note ${i}\ndescription: note ${i}\ntype: project\n---\n${i}\n`);
+    await fs.appendFile(path.join(where.memoryDir, 'MEMORY.md'), files.map((f, i) => `- [Note ${i}](${f}) — note ${i}\n`).join(''));
+    const index = await read('MEMORY.md');
+    // Every atomic write of MEMORY.md renames a new file onto it: the kernel says so, one event each.
+    let indexWrites = 0;
+    const watcher = (await import('node:fs')).watch(where.memoryDir, (event, name) => {
+      if (event === 'rename' && name === 'MEMORY.md') indexWrites++;
+    });
+    try {
+      const result = await bulkChange(
+        opts,
+        [...files, files[0]!].map((file) => ({ scope: 'private' as const, file })),
+        { kind: 'delete' },
+      );
+      expect(result.refused).toEqual([]);
+      // A memory named twice is deleted once, said once.
+      expect(result.done).toHaveLength(40);
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      watcher.close();
+    }
+    // Was: 40 (read, parsed and written again, with its fsyncs, for each memory).
+    expect(indexWrites).toBe(1);
+    const after = await read('MEMORY.md');
+    for (const file of files) expect(after).not.toContain(`(${file})`);
+    expect(after).toContain('project_alpha.md');
+    const [entry] = await listHistory(where.memoryDir, opts);
+    expect(entry!.summary).toBe('Delete 40 memories');
+    await undoChange({ ...opts, rev: entry!.rev });
+    expect(await read('MEMORY.md')).toBe(index);
+  });
 });

@@ -11,7 +11,7 @@ import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import type { SecretOnSave } from '../../shared/secret-types.js';
 import { plural } from '../../shared/size-text.js';
 import { type HistoryEntry, transact } from '../history/index.js';
-import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, retireMemory, updateMemory } from '../memdir/index.js';
+import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, retireMemory, updateMemory, writingIndexesOnce } from '../memdir/index.js';
 import { SecretFoundError } from '../secrets/index.js';
 import { heldByServer, moveMemoryScope, refuseChangingSharedKey, refuseRetiringUnshared, TeamPathError } from '../team/index.js';
 import { UnsafePathError } from '../core/confined-path.js';
@@ -76,6 +76,32 @@ async function applyOne(
   });
 }
 
+/**
+ * How many memories a bulk change works on at once: each waits mostly on the disk (an atomic write
+ * is two fsyncs), so a few side by side keep it busy. A move goes one at a time (two folders, two
+ * indexes and the team's keys to check). Each memory's writes stay atomic; the one lock and the one
+ * history entry are the bulk's.
+ */
+const SIDE_BY_SIDE = 8;
+
+/** Runs `work(0 … n-1)`, at most `width` at a time; the first failure stops what has not begun and is thrown once the rest have ended. */
+async function inTurns(n: number, width: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed: { error: unknown } | null = null;
+  const worker = async () => {
+    while (next < n && !failed) {
+      const i = next++;
+      try {
+        await work(i);
+      } catch (error) {
+        failed ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, n) }, worker));
+  if (failed) throw (failed as { error: unknown }).error;
+}
+
 /** Apply `action` to every item, as one history entry (see the file comment); `allowSecrets`: fingerprints a move takes anyway. */
 export async function bulkChange(
   opts: { memoryDir: string; dataDir?: string },
@@ -85,32 +111,47 @@ export async function bulkChange(
 ): Promise<BulkResult> {
   const done: BulkItem[] = [];
   const refused: BulkResult['refused'] = [];
+  // A memory named twice is changed once (two side by side would race on the one file).
+  const seen = new Set<string>();
+  items = items.filter((item) => !seen.has(`${item.scope}\0${item.file}`) && seen.add(`${item.scope}\0${item.file}`));
   const { entry } = await transact(
     opts.memoryDir,
     { source: 'manual', summary: summaryOf(action, items.length), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) },
-    async () => {
-      for (const item of items) {
-        try {
-          await applyOne(opts.memoryDir, opts.dataDir, item, action, allowSecrets);
-          done.push(item);
-        } catch (error) {
-          // A secret in a name is one item's refusal, said masked, with what to ask about before moving it anyway.
-          if (!(error instanceof MemoryError || error instanceof UnsafePathError || error instanceof TeamPathError || error instanceof SecretFoundError))
-            throw error;
-          // Refused because the sync server holds it (a delete, a move to private): the app offers Retire for it.
-          const held =
-            error instanceof MemoryError &&
-            error.code === 'scope-refused' &&
-            (await heldByServer({ memoryDir: opts.memoryDir, scope: item.scope, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, item.file));
-          refused.push({
-            ...item,
-            reason: error.message,
-            ...(error instanceof SecretFoundError ? { secrets: error.secrets } : {}),
-            ...(held ? { heldByServer: true } : {}),
-          });
-        }
-      }
-    },
+    // Each index is read and written once for the whole change, not once per memory.
+    () =>
+      writingIndexesOnce(async () => {
+        // Each memory's outcome in its place: done (null) or its refusal, said in the order asked.
+        const outcomes: (null | BulkResult['refused'][number])[] = new Array(items.length);
+        const one = async (i: number) => {
+          const item = items[i]!;
+          try {
+            await applyOne(opts.memoryDir, opts.dataDir, item, action, allowSecrets);
+            outcomes[i] = null;
+          } catch (error) {
+            // A secret in a name is one item's refusal, said masked, with what to ask about before moving it anyway.
+            if (!(error instanceof MemoryError || error instanceof UnsafePathError || error instanceof TeamPathError || error instanceof SecretFoundError))
+              throw error;
+            // Refused because the sync server holds it (a delete, a move to private): the app offers Retire for it.
+            const held =
+              error instanceof MemoryError &&
+              error.code === 'scope-refused' &&
+              (await heldByServer({ memoryDir: opts.memoryDir, scope: item.scope, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, item.file));
+            outcomes[i] = {
+              ...item,
+              reason: error.message,
+              ...(error instanceof SecretFoundError ? { secrets: error.secrets } : {}),
+              ...(held ? { heldByServer: true } : {}),
+            };
+          }
+        };
+        await inTurns(items.length, action.kind === 'move' ? 1 : SIDE_BY_SIDE, one);
+        items.forEach((item, i) => {
+          const refusal = outcomes[i];
+          if (refusal === undefined) return;
+          if (refusal === null) done.push(item);
+          else refused.push(refusal);
+        });
+      }),
   );
   return { entry, done, refused };
 }

@@ -53,6 +53,7 @@ export {
   twinClause,
   updateMemory,
   writeIndex,
+  writingIndexesOnce,
   type Where,
 } from './memory-service.js';
 export { fixRequestOf } from '../../shared/problems.js';

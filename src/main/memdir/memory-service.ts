@@ -32,6 +32,7 @@ import { predictBuiltIndex } from './scan-dir.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
+import { batchedIndex, runIndexBatch } from './index-batch.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { confineOrNull, resolveInside } from '../core/confined-path.js';
@@ -94,6 +95,12 @@ export async function editPointers(where: Where, file: string, edit: (index: Par
   const places = pointerPlaces(where, file);
   for (let i = 0; i < places.length; i++) {
     const place = places[i]!;
+    // In a bulk change: its one copy of the index, edited at once (no await between reading and editing it).
+    const batched = await batchedIndex(place.index, () => readIndexFromDisk(place.index));
+    if (batched) {
+      batched.parsed = edit(batched.parsed, place.file, i);
+      continue;
+    }
     const index = await readIndex(place.index);
     if (index.text !== null) await writeIndex(place.index, edit(index.parsed, place.file, i), index.text);
   }
@@ -325,6 +332,12 @@ export async function readText(root: string, rel: string, notText?: (rel: string
 
 /** A directory's index (`where.scope`'s MEMORY.md), parsed, and its text (null when there is none). */
 export async function readIndex(where: Where): Promise<{ parsed: ParsedIndex; text: string | null }> {
+  const batched = await batchedIndex(where, () => readIndexFromDisk(where));
+  if (batched) return { parsed: batched.parsed, text: serializeIndex(batched.parsed) };
+  return readIndexFromDisk(where);
+}
+
+async function readIndexFromDisk(where: Where): Promise<{ parsed: ParsedIndex; text: string | null }> {
   const text = await readText(where.memoryDir, inScope(where.scope, INDEX_FILE));
   return { parsed: parseIndex(text ?? ''), text };
 }
@@ -354,6 +367,11 @@ export async function seedIndex(where: Where, before: string | null, own: Iterab
  * Claude Code would have built from the other memories there first, then the change's lines.
  */
 export async function writeIndex(where: Where, parsed: ParsedIndex, before: string | null): Promise<void> {
+  const batched = before === null ? null : await batchedIndex(where, () => readIndexFromDisk(where));
+  if (batched) {
+    batched.parsed = parsed;
+    return;
+  }
   const text = serializeIndex(parsed);
   if (text === before) return;
   const seed = await seedIndex(
@@ -369,6 +387,17 @@ function checkedSize(text: string): string {
   const tooLarge = memoryTextTooLarge(text);
   if (tooLarge) throw new MemoryError('invalid-input', tooLarge);
   return text;
+}
+
+/**
+ * Runs `fn` (many memories changed inside one `transact`: a bulk change) with every index it edits
+ * held in memory ({@link runIndexBatch}), and writes each index that changed once at the end: one
+ * read and one atomic write of MEMORY.md for the whole change instead of one per memory.
+ */
+export function writingIndexesOnce<T>(fn: () => Promise<T>): Promise<T> {
+  return runIndexBatch(fn, async (held) => {
+    for (const index of held) await writeIndex(index.where, index.parsed, index.before);
+  });
 }
 
 function tx<T>(where: Where, source: ChangeSource, summary: string, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
