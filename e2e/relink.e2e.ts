@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listHistory, recordExternalChanges } from '../src/main/history/history.js';
 import { exportProject, importArchive, undoMerge } from '../src/main/relink/index.js';
@@ -29,6 +29,23 @@ const MEMORIES = {
   'team/MEMORY.md': '- [CI](project_ci.md) — CI has no Python 3.8\n',
   'team/project_ci.md': topic('CI', 'project', 'CI dropped Python 3.8.'),
 };
+
+/** A link of 300 characters without a space. */
+const LONG_LINK = `https://wiki.example.com/${'x'.repeat(270)}`;
+
+/** What in `region` reaches past its right edge, or scrolls sideways: a line that does not wrap. */
+function widerThanItself(region: Locator): Promise<string[]> {
+  return region.evaluate((el) => {
+    const edge = el.getBoundingClientRect().right + 1;
+    const out: string[] = [];
+    if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName} scrolls sideways`);
+    for (const child of el.querySelectorAll('*')) {
+      if (child.getBoundingClientRect().right > edge) out.push(`${child.tagName}.${child.className} reaches past the edge`);
+      else if (child.tagName === 'PRE' && child.scrollWidth > child.clientWidth + 1) out.push('PRE scrolls sideways');
+    }
+    return out.slice(0, 5);
+  });
+}
 
 /** Every file under `dir` (dotfiles aside) with its text: what "restored" is checked against. */
 async function contents(dir: string): Promise<Record<string, string>> {
@@ -187,7 +204,11 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
   });
 
   it('keeps a file both clones have with other content as a conflict, resolved in the merge editor', async () => {
-    await fs.writeFile(path.join(memoryOf(clonePath), 'feedback_sql.md'), topic('No ORM', 'feedback', 'Raw SQL, but the laptop uses a query builder.'));
+    // With a long line no space breaks (a link, as people paste them): it wraps inside the editor's sides.
+    await fs.writeFile(
+      path.join(memoryOf(clonePath), 'feedback_sql.md'),
+      topic('No ORM', 'feedback', `Raw SQL, but the laptop uses a query builder: ${LONG_LINK}`),
+    );
     await page.reload();
     const group = page.getByRole('region', { name: 'One project in several places' });
     const merge = group.getByRole('button', { name: /^Merge / });
@@ -195,11 +216,14 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     await merge.click();
     const preview = page.getByRole('region', { name: 'Merge preview' });
     await expect.poll(() => preview.textContent(), SLOW).toContain('feedback_sql.mdconflict: kept for you');
+    expect(await widerThanItself(preview)).toEqual([]);
     await preview.getByRole('button', { name: 'Merge', exact: true }).click();
     const result = page.getByRole('region', { name: 'Merge result' });
     await result.getByRole('button', { name: 'Resolve feedback_sql.md' }).click();
     const editor = page.getByRole('region', { name: 'Resolve feedback_sql.md' });
     await editor.waitFor();
+    // Was: the long line ran on unwrapped, the sides wider than the dialog (its edge and buttons off to the right).
+    expect(await widerThanItself(editor)).toEqual([]);
     // The result starts as every line of both versions; "Keep both" writes that text (the one keepBoth, as
     // `memdir merge resolve --keep both` does): both bodies, the frontmatter once.
     expect(await editor.getByRole('button', { name: 'Keep both' }).getAttribute('title')).toContain('common lines once');
