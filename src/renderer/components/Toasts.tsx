@@ -46,7 +46,7 @@ function Notice({ toast: t }: { toast: Toast }) {
       </div>
       {t.details && (
         <button className="link small" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open ? 'Show less' : `Show all ${t.details.length}`}
+          {open ? 'Show less' : (t.detailsLabel ?? `Show all ${t.details.length}`)}
         </button>
       )}
       {t.action && choice(t.action)}

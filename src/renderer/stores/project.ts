@@ -11,6 +11,7 @@ import { askOf, messageOf } from './errors.js';
 import { askMoveAnyway } from './team.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
+import { groupRefusals, refusalLines } from './bulk-refusals.js';
 
 export interface MemoryFilter {
   text: string;
@@ -207,11 +208,16 @@ export const useProject = create<ProjectState>()((set, get) => {
         // Those left for a secret in their name are asked about on their own, as a single move is.
         const asked = action.kind === 'move' ? refused.filter((r) => r.secrets?.length) : [];
         const others = refused.filter((r) => !asked.includes(r));
+        // One left is said in the line; more are grouped by reason, each file named, behind "Show which and why".
+        const groups = groupRefusals(others);
         const left =
-          others.length > 0
-            ? ` ${plural(others.length, 'memory', 'memories')} left as ${others.length === 1 ? 'it was' : 'they were'}: ${others.map((r) => r.reason).join(' ')}`
-            : '';
-        if (done.length > 0 || others.length > 0) offerUndo(dir, rev, `${what} ${plural(done.length, 'memory', 'memories')}.${left}`);
+          others.length === 0
+            ? ''
+            : others.length === 1
+              ? ` 1 memory left as it was: ${others[0]!.reason}`
+              : ` ${plural(others.length, 'memory', 'memories')} left as they were, for ${groups.length === 1 ? 'one reason' : plural(groups.length, 'reason', 'reasons')}.`;
+        const more = others.length > 1 ? { details: refusalLines(groups), detailsLabel: 'Show which and why' } : undefined;
+        if (done.length > 0 || others.length > 0) offerUndo(dir, rev, `${what} ${plural(done.length, 'memory', 'memories')}.${left}`, [], more);
         if (action.kind === 'move' && asked.length > 0) {
           const ask = askOf({ message: asked.map((r) => r.reason).join(' '), secrets: asked.flatMap((r) => r.secrets ?? []) }, again?.allowSecrets);
           const items = asked.map(({ scope, file }) => ({ scope, file }));

@@ -16,13 +16,15 @@ export interface Toast {
   also?: ToastAction;
   /** Sentences behind the one-line `text` (each pointer put back), shown by "Show all": every fact a click away. */
   details?: string[];
+  /** What the button that shows `details` says ("Show all 15" when not given). */
+  detailsLabel?: string;
   /** The focus is in it: it stays until the focus leaves (a keyboard user on its Undo lost both when it went). */
   held?: boolean;
 }
 
 interface ToastState {
   toasts: Toast[];
-  show: (kind: Toast['kind'], text: string, action?: ToastAction, more?: Pick<Toast, 'also' | 'details'>) => void;
+  show: (kind: Toast['kind'], text: string, action?: ToastAction, more?: Pick<Toast, 'also' | 'details' | 'detailsLabel'>) => void;
   dismiss: (id: number) => void;
   /** Keep the notice while the focus is in it (`held`), or let it go when its time is up. */
   hold: (id: number, held: boolean) => void;
@@ -46,7 +48,7 @@ export const useToasts = create<ToastState>()((set, get) => ({
       text,
       ...(action ? { action } : {}),
       ...(more?.also ? { also: more.also } : {}),
-      ...(more?.details && more.details.length > 0 ? { details: more.details } : {}),
+      ...(more?.details && more.details.length > 0 ? { details: more.details, ...(more.detailsLabel ? { detailsLabel: more.detailsLabel } : {}) } : {}),
     };
     set({ toasts: [...get().toasts.slice(-3), toast] });
     const expire = () => (get().toasts.find((t) => t.id === id)?.held ? setTimeout(expire, 1000) : get().dismiss(id));

@@ -34,10 +34,23 @@ export function sayRefusedUndo(error: unknown, overwriteChanged: boolean, anyway
   } else useToasts.getState().show('error', messageOf(error));
 }
 
-/** Say what was done (`text`, then `notes`: noticeOf), with one Undo (when it was recorded as an entry). */
-export function offerUndo(dir: string, rev: string | null, text: string, notes: readonly string[] = []): void {
+/**
+ * Say what was done (`text`, then `notes`: noticeOf), with one Undo (when it was recorded as an entry);
+ * `more`: lines of its own behind a button of its own (a bulk change's memories left, by reason).
+ */
+export function offerUndo(
+  dir: string,
+  rev: string | null,
+  text: string,
+  notes: readonly string[] = [],
+  more?: { details: string[]; detailsLabel: string },
+): void {
   const notice = noticeOf(text, notes);
-  useToasts.getState().show('info', notice.text, rev ? { label: 'Undo', run: () => void undoEntry(dir, rev) } : undefined, { details: notice.details });
+  const details = [...notice.details, ...(more?.details ?? [])];
+  useToasts.getState().show('info', notice.text, rev ? { label: 'Undo', run: () => void undoEntry(dir, rev) } : undefined, {
+    details,
+    ...(more ? { detailsLabel: more.detailsLabel } : {}),
+  });
 }
 
 /** From this many pointers put back, a notice says how many in one line instead of one sentence each. */
