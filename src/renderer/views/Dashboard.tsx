@@ -1,5 +1,5 @@
 /** Every project at a glance; a newcomer without a home gets the demo workspace in one click. */
-import { memo, useEffect, useMemo, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { plural } from '../../shared/size-text.js';
@@ -119,11 +119,17 @@ const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: 
 
 /**
  * The rows the first frame draws: as many as the window can show (a row is at least two lines of
- * text and its padding, over 40 px). The rest follow once that frame is painted, so the first paint
- * does not wait on hundreds of rows below the fold (issue 16); they are all in the page a moment
- * later, and search, sort, scrolling and the browser's find see every project.
+ * text and its padding, over 40 px). The first page follows once that frame is painted, so the first
+ * paint does not wait on rows below the fold (issue 16).
  */
 const firstRows = (): number => Math.ceil(window.innerHeight / 40);
+
+/**
+ * Rows a page of the table holds: a home of 200 projects drew all 200 rows (5,800 nodes, every
+ * refresh a long task); "Show more" adds the next page and takes the focus to its first project.
+ * Search, the filters and the sort still work on every project, shown or not.
+ */
+const DASHBOARD_PAGE = 50;
 
 export function Dashboard() {
   const { projects, loaded, home, homeExists, filter, sort, descending, error } = useProjects();
@@ -134,7 +140,21 @@ export function Dashboard() {
   const connected = useConnection((s) => s.status === 'live');
   const rows = useMemo(() => visibleProjects(projects, filter, sort, descending), [projects, filter, sort, descending]);
   const hasRows = rows.length > 0;
-  const [allRows, setAllRows] = useState(false);
+  // 0: the first frame (firstRows); then how many rows are drawn, a page at a time.
+  const [limit, setLimit] = useState(0);
+  const tbody = useRef<HTMLTableSectionElement>(null);
+  const [focusRow, setFocusRow] = useState<number | null>(null);
+  const shown = rows.slice(0, limit || firstRows());
+  const more = rows.length - shown.length;
+  useEffect(() => {
+    if (focusRow === null) return;
+    tbody.current?.querySelectorAll<HTMLButtonElement>('.project-name')[focusRow]?.focus();
+    setFocusRow(null);
+  }, [focusRow]);
+  const showMore = (n: number) => {
+    setFocusRow(shown.length);
+    setLimit(shown.length + n);
+  };
   const minute = Math.floor(Date.now() / 60_000);
   useEffect(() => {
     if (!hasRows) return;
@@ -143,7 +163,7 @@ export function Dashboard() {
     requestAnimationFrame(() =>
       requestAnimationFrame(() => {
         performance.mark('memdir:dashboard-painted');
-        setAllRows(true);
+        setLimit((l) => Math.max(l, DASHBOARD_PAGE));
       }),
     );
   }, [hasRows]);
@@ -215,12 +235,21 @@ export function Dashboard() {
             <th>Dream</th>
           </tr>
         </thead>
-        <tbody>
-          {(allRows ? rows : rows.slice(0, firstRows())).map((p) => (
+        <tbody ref={tbody}>
+          {shown.map((p) => (
             <ProjectRow key={p.dir} p={p} go={go} minute={minute} />
           ))}
         </tbody>
       </table>
+      {limit > 0 && more > 0 && (
+        <div className="toolbar" role="group" aria-label="More projects">
+          <span className="muted">
+            {shown.length} of {rows.length} projects shown
+          </span>
+          <button onClick={() => showMore(Math.min(DASHBOARD_PAGE, more))}>Show {Math.min(DASHBOARD_PAGE, more)} more</button>
+          {more > DASHBOARD_PAGE && <button onClick={() => showMore(more)}>Show all {rows.length}</button>}
+        </div>
+      )}
       {rows.length === 0 && <p className="muted">No project matches these filters.</p>}
     </section>
   );
