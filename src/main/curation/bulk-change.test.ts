@@ -1,3 +1,4 @@
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -120,5 +121,38 @@ describe('bulk curation', () => {
     expect(entry!.summary).toBe('Delete 40 memories');
     await undoChange({ ...opts, rev: entry!.rev });
     expect(await read('MEMORY.md')).toBe(index);
+  });
+
+  it('keeps a pointer Claude Code adds to MEMORY.md while a long bulk change runs: the change’s own index edits are merged onto it, not written over it', async () => {
+    const files = Array.from({ length: 120 }, (_, i) => `project_note_${i}.md`);
+    for (const [i, file] of files.entries())
+      await fs.writeFile(path.join(where.memoryDir, file), `---\nname: Note ${i}\ndescription: note ${i}\ntype: project\n---\n${i}\n`);
+    await fs.appendFile(path.join(where.memoryDir, 'MEMORY.md'), files.map((f, i) => `- [Note ${i}](${f}) — note ${i}\n`).join(''));
+    await fs.writeFile(path.join(where.memoryDir, 'feedback_new.md'), '---\nname: New\ndescription: written by Claude Code\ntype: feedback\n---\nNew.\n');
+    const added = '- [New](feedback_new.md) — written by Claude Code mid-change\n';
+    // Claude Code saves a memory half-way through the bulk change (as it takes its 60th memory away): its pointer is appended at once.
+    let appended = false;
+    let gone = 0;
+    const watcher = fsSync.watch(where.memoryDir, (event, name) => {
+      if (appended || event !== 'rename' || !files.includes(String(name)) || ++gone < 60) return;
+      appended = true;
+      fsSync.appendFileSync(path.join(where.memoryDir, 'MEMORY.md'), added);
+    });
+    try {
+      const result = await bulkChange(
+        opts,
+        files.map((file) => ({ scope: 'private' as const, file })),
+        { kind: 'delete' },
+      );
+      expect(result.done).toHaveLength(120);
+    } finally {
+      watcher.close();
+    }
+    expect(appended).toBe(true);
+    const after = await read('MEMORY.md');
+    // Before: the change wrote the index as it read it at its start, minus its 120 pointers — Claude Code's line was gone.
+    expect(after).toContain(added);
+    for (const file of files) expect(after).not.toContain(`(${file})`);
+    expect(after).toContain('project_alpha.md');
   });
 });

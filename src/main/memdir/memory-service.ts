@@ -32,7 +32,7 @@ import { predictBuiltIndex } from './scan-dir.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
-import { batchedIndex, runIndexBatch } from './index-batch.js';
+import { type BatchedIndex, batchedIndex, runIndexBatch } from './index-batch.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { confineOrNull, resolveInside } from '../core/confined-path.js';
@@ -396,8 +396,26 @@ function checkedSize(text: string): string {
  */
 export function writingIndexesOnce<T>(fn: () => Promise<T>): Promise<T> {
   return runIndexBatch(fn, async (held) => {
-    for (const index of held) await writeIndex(index.where, index.parsed, index.before);
+    for (const index of held) await writeBatchedIndex(index);
   });
+}
+
+/**
+ * A bulk change's index, written at its end. Changed on disk while the change ran (Claude Code
+ * saved a memory and appended its pointer — a bulk change over thousands of memories takes long
+ * enough), the change's own edits are merged onto what is there now, line by line (the one
+ * three-way merge, as the MEMORY.md editor's save): nothing Claude Code wrote is written over.
+ * Where both changed the same lines, both are kept (a pointer to a memory the change took away is
+ * then left, which Health names) — never a line lost.
+ */
+async function writeBatchedIndex(index: BatchedIndex): Promise<void> {
+  const rel = inScope(index.where.scope, INDEX_FILE);
+  const now = await readText(index.where.memoryDir, rel);
+  if (now === null || now === index.before) return writeIndex(index.where, index.parsed, index.before);
+  const lf = (t: string) => t.replace(/\r\n/g, '\n');
+  const merge = mergeLines(lf(index.before), lf(serializeIndex(index.parsed)), lf(now), {}, { besideInsertions: true });
+  const text = (merge.clean ? merge.text : merge.both).replace(/\n/g, parseIndex(now).eol);
+  if (text !== now) await writeFileAtomic(index.where.memoryDir, rel, text);
 }
 
 function tx<T>(where: Where, source: ChangeSource, summary: string, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
