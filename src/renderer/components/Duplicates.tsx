@@ -14,9 +14,9 @@ const KIND_LABEL = { exact: 'same body', near: 'near-duplicate', similar: 'says 
 function Side({ memory, title }: { memory: DuplicateMemoryShape; title: string }) {
   return (
     <section className="dup-side" aria-label={title}>
-      <h4>
+      <h3>
         {memory.name} <span className="chip">{memory.type ?? 'no type'}</span>
-      </h4>
+      </h3>
       <p className="muted small">
         <code>{memory.file}</code> · changed {exactTime(memory.mtimeMs)}
       </p>
@@ -71,7 +71,7 @@ function Pair({ pair }: { pair: DuplicatePairView }) {
 export function Duplicates({ pairs }: { pairs: readonly DuplicatePairView[] }) {
   return (
     <section className="duplicates" aria-label="Duplicate memories">
-      <h3>Duplicates</h3>
+      <h2>Duplicates</h2>
       {pairs.length === 0 ? (
         <p className="muted small">No memory says what another already says.</p>
       ) : (

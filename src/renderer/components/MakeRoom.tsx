@@ -137,7 +137,7 @@ export function MakeRoom({
 
   return (
     <section className="make-room" aria-label="Make room">
-      <h3>Make room in {scope === 'team' ? 'team/MEMORY.md' : 'MEMORY.md'}</h3>
+      <h2>Make room in {scope === 'team' ? 'team/MEMORY.md' : 'MEMORY.md'}</h2>
       <p className="muted small">
         Claude Code loads the first {INDEX_MAX_LINES} lines or {fmt(INDEX_MAX_CHARS)} characters. Choose, line by line, what to shorten, merge, move into a
         topic file or drop; the loaded part below follows every choice. Nothing is written until you apply — as one history entry, undone in one click.

@@ -73,7 +73,7 @@ export function ProjectTimeline({ dir, version }: { dir: string; version: unknow
   const marked = points.filter((p) => MARKED.has(p.source)).slice(-12);
   return (
     <section className="chart" aria-label="Timeline">
-      <h3>Timeline</h3>
+      <h2>Timeline</h2>
       {data === null ? (
         <p className="muted small">No change recorded yet.</p>
       ) : (

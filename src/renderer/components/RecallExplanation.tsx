@@ -66,7 +66,7 @@ export function RecallExplanationView({ explanation, title }: { explanation: Rec
   const others = explanation.candidates.filter((c) => c.fate !== 'chosen');
   return (
     <section className="recall-result" aria-label={title}>
-      <h3>{title}</h3>
+      <h2>{title}</h2>
       <p className="small" aria-label="Query words">
         Your words:{' '}
         {explanation.queryWords.length === 0
@@ -77,7 +77,7 @@ export function RecallExplanationView({ explanation, title }: { explanation: Rec
               </Fragment>
             ))}
       </p>
-      <h4>Chosen</h4>
+      <h3>Chosen</h3>
       {chosen.length === 0 ? (
         <p className="muted small">Nothing.</p>
       ) : (
@@ -87,7 +87,7 @@ export function RecallExplanationView({ explanation, title }: { explanation: Rec
           ))}
         </ul>
       )}
-      <h4>Not chosen, and why</h4>
+      <h3>Not chosen, and why</h3>
       {others.length === 0 ? (
         <p className="muted small">No other memory matched any word of the query.</p>
       ) : (

@@ -450,7 +450,7 @@ function AgentSees({ view }: { view: AgentIndexViewShape }) {
     : `Claude Code (version unknown: ${view.hasTranscript ? 'its transcripts do not say' : 'no transcript yet'})`;
   return (
     <section className="agent-sees" aria-label="What the agent sees">
-      <h3>What the agent sees</h3>
+      <h2>What the agent sees</h2>
       <p className="muted small">
         {view.autoMemoryOff
           ? `${version} loads no index at the next session start: auto memory is off.`

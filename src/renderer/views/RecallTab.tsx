@@ -20,9 +20,9 @@ import { type RecallMode, useRecall } from '../stores/recall.js';
 function Result({ title, result }: { title: string; result: ProjectRecallResult }) {
   return (
     <section className="recall-result" aria-label={title}>
-      <h3>
+      <h2>
         {title} <span className="chip">{result.method === 'model' ? `model${result.model ? ` · ${result.model}` : ''}` : 'local ranker'}</span>
-      </h3>
+      </h2>
       <p className="muted small">
         {Math.round(result.latencyMs)} ms
         {result.tokens ? ` · ${result.tokens.inputTokens.toLocaleString('en-US')} in / ${result.tokens.outputTokens.toLocaleString('en-US')} out tokens` : ''}
@@ -83,9 +83,9 @@ function ClaudeCodeResult({ dir, result }: { dir: string; result: ClaudeCodeReca
         </p>
       )}
       <section className="recall-result" aria-label="Claude Code would load">
-        <h3>
+        <h2>
           Claude Code {result.claudeCodeVersion} <span className="chip">{OUTCOME_LABELS[result.outcome]}</span>
-        </h3>
+        </h2>
         <p className="muted small">
           {Math.round(result.latencyMs)} ms
           {/* Model and list only where a request was built: a prompt Claude Code does not ask about offers nothing to no model. */}
@@ -137,9 +137,9 @@ function ClaudeCodeResult({ dir, result }: { dir: string; result: ClaudeCodeReca
       </p>
       {never.count > 0 && (
         <section className="recall-result" aria-label="Never recalled today">
-          <h3>
+          <h2>
             Never recalled today <span className="badge warning">{never.count}</span>
-          </h3>
+          </h2>
           <p className="small">
             Claude Code offers its selector only the {result.manifest.offered} newest topic files.{' '}
             {never.count === 1 ? 'This memory is' : `These ${never.count} memories are`} older than {never.cutoff ? when(never.cutoff) : 'the cut'}, so no query
@@ -172,17 +172,17 @@ function ClaudeCodeResult({ dir, result }: { dir: string; result: ClaudeCodeReca
             model {result.request.model} · max_tokens {result.request.max_tokens}
             {result.request.thinking ? ` · thinking ${result.request.thinking.type}` : ''} · answer schema {'{"selected_memories": string[]}'}
           </p>
-          <h4>System</h4>
+          <h3>System</h3>
           <pre>{result.request.system.map((b) => b.text).join('\n')}</pre>
           {result.request.messages.map((m, i) => (
             <div key={i}>
-              <h4>{m.role}</h4>
+              <h3>{m.role}</h3>
               <pre>{m.content.map((b) => b.text).join('\n')}</pre>
             </div>
           ))}
           {result.answer !== null && (
             <>
-              <h4>Answer</h4>
+              <h3>Answer</h3>
               <pre>{result.answer}</pre>
             </>
           )}
@@ -231,7 +231,7 @@ function MemdirExplained({ scan }: { scan: ProjectScan }) {
       )}
       {model && (
         <section className="why-not">
-          <h3>Why not this one?</h3>
+          <h2>Why not this one?</h2>
           <select aria-label="A memory that was not picked" defaultValue="" onChange={(e) => e.target.value && void explain(e.target.value)}>
             <option value="">Choose a memory…</option>
             {allFiles
@@ -326,7 +326,7 @@ export function RecallTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
       {mode === 'memdir' && <MemdirExplained scan={scan} />}
       {ran && scan.index.exists && (
         <section>
-          <h3>Always loaded: MEMORY.md</h3>
+          <h2>Always loaded: MEMORY.md</h2>
           <p className="muted small">
             {scan.index.loaded.length} pointers reach the agent at every session start
             {/* Past the cut as every place counts it (index-cut.ts): the memories never seen, then the pointers that name nothing. */}

@@ -150,7 +150,7 @@ function ProposalCard({ proposal }: { proposal: Proposal }) {
         </code>
         <span className="muted small"> · {summary ? projectName(summary) : proposal.project}</span>
       </header>
-      <h3>{op.name}</h3>
+      <h2>{op.name}</h2>
       <p className="muted">{op.description}</p>
       {!editing && (
         <div className="markdown proposal-body">
