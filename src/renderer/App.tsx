@@ -3,6 +3,7 @@ import { Suspense, lazy, useEffect } from 'react';
 import { CommandPalette, usePalette } from './components/CommandPalette.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { JobsBar } from './components/JobsBar.js';
+import { FocusHint } from './components/FocusHint.js';
 import { Toasts } from './components/Toasts.js';
 import { useAlerts } from './stores/alerts.js';
 import { useApp } from './stores/app.js';
@@ -178,7 +179,8 @@ export function App() {
   return (
     <div className="layout">
       <Sidebar />
-      <main className="content">
+      {/* tabIndex -1: where the focus goes when what held it went away with nothing better to take it (a dismissed notice). */}
+      <main className="content" tabIndex={-1}>
         <ConnectionBanner />
         {error && connected && (
           <div className="banner error" role="alert">
@@ -199,6 +201,7 @@ export function App() {
       <CommandPalette />
       <JobsBar />
       <Toasts />
+      <FocusHint />
     </div>
   );
 }

@@ -5,19 +5,33 @@
  * and allow (recorded with who and why); and
  * sync and security alerts. Closed alerts and allowed findings stay listed for the record.
  */
-import { useEffect, useState } from 'react';
+import { type RefObject, useEffect, useRef, useState } from 'react';
 import type { AlertRecord } from '../../shared/contract/alerts.js';
 import { shownFileOf } from '../../shared/alert-file.js';
 import type { Finding } from '../../shared/secret-types.js';
+import { useDialogFocus } from '../components/DialogFocus.js';
 import { Time } from '../components/Time.js';
 import { alertTarget, splitAlerts, useAlerts } from '../stores/alerts.js';
 import { useNav } from '../stores/nav.js';
 
-function AllowForm({ alert, finding, onDone }: { alert: AlertRecord; finding: Finding; onDone: () => void }) {
+function AllowForm({
+  alert,
+  finding,
+  onDone,
+  returnTo,
+}: {
+  alert: AlertRecord;
+  finding: Finding;
+  onDone: () => void;
+  returnTo: RefObject<HTMLButtonElement | null>;
+}) {
+  const { ref, onKeyDown } = useDialogFocus<HTMLFormElement>({ onClose: onDone, returnTo });
   const [why, setWhy] = useState('');
   const busy = useAlerts((s) => s.busy);
   return (
     <form
+      ref={ref}
+      onKeyDown={onKeyDown}
       className="inline-form"
       aria-label={`Allow ${finding.match}`}
       onSubmit={(e) => {
@@ -46,12 +60,25 @@ function AllowForm({ alert, finding, onDone }: { alert: AlertRecord; finding: Fi
 }
 
 /** A secret in a file's name cannot be redacted: the file gets a new name (the one rename service, undoable). */
-function RenameForm({ alert, finding, onDone }: { alert: AlertRecord; finding: Finding; onDone: () => void }) {
+function RenameForm({
+  alert,
+  finding,
+  onDone,
+  returnTo,
+}: {
+  alert: AlertRecord;
+  finding: Finding;
+  onDone: () => void;
+  returnTo: RefObject<HTMLButtonElement | null>;
+}) {
+  const { ref, onKeyDown } = useDialogFocus<HTMLFormElement>({ onClose: onDone, returnTo });
   const [to, setTo] = useState('');
   const busy = useAlerts((s) => s.busy);
   const folder = alert.file?.startsWith('team/') ? 'team/' : '';
   return (
     <form
+      ref={ref}
+      onKeyDown={onKeyDown}
       className="inline-form"
       aria-label={`Rename the file holding ${finding.match}`}
       onSubmit={(e) => {
@@ -78,6 +105,13 @@ function Findings({ alert }: { alert: AlertRecord }) {
   const busy = useAlerts((s) => s.busy);
   const [allowing, setAllowing] = useState<string | null>(null);
   const [renaming, setRenaming] = useState<string | null>(null);
+  // The button that opened the form, drawn again when it closes: Cancel and Escape give it the focus back.
+  const opener = useRef<HTMLButtonElement>(null);
+  const [lastOpened, setLastOpened] = useState<string | null>(null);
+  const open = (show: (fingerprint: string) => void, form: 'allow' | 'rename', fingerprint: string) => {
+    setLastOpened(`${form}:${fingerprint}`);
+    show(fingerprint);
+  };
   const target = alertTarget(alert);
   return (
     <table className="grid" aria-label={`Findings in ${shownFileOf(alert)}`}>
@@ -101,9 +135,9 @@ function Findings({ alert }: { alert: AlertRecord }) {
             </td>
             <td>
               {allowing === f.fingerprint ? (
-                <AllowForm alert={alert} finding={f} onDone={() => setAllowing(null)} />
+                <AllowForm alert={alert} finding={f} onDone={() => setAllowing(null)} returnTo={opener} />
               ) : renaming === f.fingerprint ? (
-                <RenameForm alert={alert} finding={f} onDone={() => setRenaming(null)} />
+                <RenameForm alert={alert} finding={f} onDone={() => setRenaming(null)} returnTo={opener} />
               ) : (
                 <span className="actions">
                   {target && <button onClick={() => useNav.getState().go(target)}>Open</button>}
@@ -111,7 +145,8 @@ function Findings({ alert }: { alert: AlertRecord }) {
                     <>
                       {f.where === 'name' ? (
                         <button
-                          onClick={() => setRenaming(f.fingerprint)}
+                          ref={lastOpened === `rename:${f.fingerprint}` ? opener : undefined}
+                          onClick={() => open(setRenaming, 'rename', f.fingerprint)}
                           disabled={busy}
                           title="The secret is in the file's name: redacting cannot remove it, a new name does (recorded in history, undoable)"
                         >
@@ -126,7 +161,12 @@ function Findings({ alert }: { alert: AlertRecord }) {
                           Redact
                         </button>
                       )}
-                      <button onClick={() => setAllowing(f.fingerprint)} disabled={busy} title="Not a secret, or meant to be shared: say why">
+                      <button
+                        ref={lastOpened === `allow:${f.fingerprint}` ? opener : undefined}
+                        onClick={() => open(setAllowing, 'allow', f.fingerprint)}
+                        disabled={busy}
+                        title="Not a secret, or meant to be shared: say why"
+                      >
                         Allow…
                       </button>
                     </>
