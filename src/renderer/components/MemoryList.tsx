@@ -5,6 +5,7 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, type RefObject, memo, useCallback, useEffect, useRef, useState } from 'react';
+import { Badge } from './Badge.js';
 import { type MemoryRow, rowKey } from '../stores/project.js';
 import { formatBytes, plural } from '../../shared/size-text.js';
 
@@ -38,6 +39,8 @@ const MemoryRowView = memo(function MemoryRowView({ row, start, open, picked, ac
       aria-selected={picked}
       aria-current={open ? 'true' : undefined}
       aria-label={`${row.name}${row.scope === 'team' ? ', team' : ''}${draft ? ', unsaved draft' : ''}`}
+      // Its second line — type, description, each badge and its reason — is what a screen reader says after the name.
+      aria-describedby={`${rowId(key)}-about`}
       className={`memory-row${open ? ' selected' : ''}${picked ? ' picked' : ''}${active ? ' active' : ''}`}
       style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${start}px)` }}
       onClick={(e) => (e.metaKey || e.ctrlKey || e.shiftKey ? onPick(row, e.shiftKey) : onOpen(row))}
@@ -61,36 +64,33 @@ const MemoryRowView = memo(function MemoryRowView({ row, start, open, picked, ac
       {/* The second line: what kind of memory, its description (the part that gives way), then
           its badges at the right, always whole — the title above has the row's width to itself
           (after a team memory's "team": on this line it left the description "De…" at 1024 px). */}
-      <div className="memory-row-bottom">
+      <div className="memory-row-bottom" id={`${rowId(key)}-about`}>
         <span className={`chip type-${row.type ?? 'none'}`}>{row.type ?? 'no type'}</span>
         <span className="memory-desc muted">{row.description || <em>no description</em>}</span>
         {draft && (
-          <span className="badge draft" title="You have unsaved changes to this memory, kept as a draft">
+          <Badge tone="draft" why="You have unsaved changes to this memory, kept as a draft">
             draft
-          </span>
+          </Badge>
         )}
         {row.indexState === 'cut' && (
-          <span className="badge error" title="Its pointer is past the MEMORY.md cut: the agent never sees it">
+          <Badge tone="error" why="Its pointer is past the MEMORY.md cut: the agent never sees it">
             cut
-          </span>
+          </Badge>
         )}
         {row.indexState === 'unlisted' && (
-          <span className="badge warning" title="Not listed in MEMORY.md">
+          <Badge tone="warning" why="Not listed in MEMORY.md">
             unlisted
-          </span>
+          </Badge>
         )}
         {row.indexState === 'no-index' && (
-          <span
-            className="badge"
-            title="Claude Code syncs this project's memory with its memory stores and then loads no MEMORY.md: the agent is offered this memory by its description"
-          >
+          <Badge why="Claude Code syncs this project's memory with its memory stores and then loads no MEMORY.md: the agent is offered this memory by its description">
             no index
-          </span>
+          </Badge>
         )}
         {row.tooLarge && (
-          <span className="badge error" title="Larger than a memory may be (1 MB): Memdir does not open it, Claude Code still offers it to recall">
+          <Badge tone="error" why="Larger than a memory may be (1 MB): Memdir does not open it, Claude Code still offers it to recall">
             too large: {formatBytes(row.bytes)}
-          </span>
+          </Badge>
         )}
         {row.problems > 0 && <span className="badge warning">{plural(row.problems, 'problem')}</span>}
       </div>

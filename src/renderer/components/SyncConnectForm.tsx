@@ -4,7 +4,7 @@
  * another machine, the server's refusal, and the button. What differs (the words, a team name or
  * a passphrase, a step that confirms) is passed in.
  */
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
 
 /** What the form says where team and personal sync differ. */
 export interface ConnectWords {
@@ -59,7 +59,7 @@ export function SyncConnectForm({
   /** The input that overrules the refusal in `error` (`allowHttp`): the form offers that choice with it. */
   overruledBy?: string | null;
   disabled: boolean;
-  /** Why it cannot be sent yet, on the button. */
+  /** Why it cannot be sent yet: said beside the button (a title on a disabled button reached nobody on a keyboard). */
   problem?: string | null;
   submitLabel: string;
   /** A way back from a confirming step. */
@@ -67,6 +67,7 @@ export function SyncConnectForm({
   /** Send the fields; `override` carries a choice the refusal offered (plain http), taken at once. */
   onSubmit: (override?: { allowHttp: true }) => void;
 }) {
+  const why = useId();
   return (
     <form
       className="connect-form"
@@ -132,9 +133,14 @@ export function SyncConnectForm({
             Back
           </button>
         )}
-        <button className="primary" type="submit" disabled={disabled} title={problem ?? undefined}>
+        <button className="primary" type="submit" disabled={disabled} aria-describedby={problem ? why : undefined}>
           {busy ? 'Connecting…' : submitLabel}
         </button>
+        {problem && !busy && (
+          <span id={why} className="muted small">
+            {problem}
+          </span>
+        )}
       </div>
       {footer}
     </form>

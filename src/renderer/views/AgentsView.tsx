@@ -1,6 +1,7 @@
 /** Sub-agent memory (R-AGENT): each agent type's user, project and local memory, kept apart. */
 import { useEffect } from 'react';
 import { plural } from '../../shared/size-text.js';
+import { Badge } from '../components/Badge.js';
 import { ago, toMs, when } from '../components/format.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { useAgents } from '../stores/agents.js';
@@ -79,9 +80,9 @@ export function AgentsView({ dir }: { dir?: string }) {
                       )
                     : undefined;
                   const notReadBadge = notRead && (
-                    <span className="badge warning" title={notRead.message}>
+                    <Badge tone="warning" why={notRead.message}>
                       MEMORY.md not read by Claude Code
-                    </span>
+                    </Badge>
                   );
                   return (
                     <td key={s} title={scope?.memoryDir}>

@@ -4,6 +4,7 @@ import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { plural } from '../../shared/size-text.js';
 import { Breakable } from '../components/Breakable.js';
+import { Badge } from '../components/Badge.js';
 import { DreamCell } from '../components/DreamCell.js';
 import { IdentityPanels } from '../components/IdentityPanels.js';
 import { LoadMeter } from '../components/LoadMeter.js';
@@ -82,9 +83,9 @@ const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: 
         )}
         {projectNotes(p).map((n) =>
           n.tone === 'warning' ? (
-            <span key={n.text} className="badge warning" title={n.title}>
+            <Badge key={n.text} tone="warning" why={n.title}>
               {n.text}
-            </span>
+            </Badge>
           ) : (
             <div key={n.text} className="muted small" title={n.title}>
               {n.text}

@@ -56,6 +56,7 @@ function ConnectForm() {
       error={error}
       overruledBy={overruledBy}
       disabled={busy || !server.trim() || !team.trim() || !token.trim()}
+      problem={!server.trim() || !team.trim() || !token.trim() ? "Give the server, the team and this machine's token." : null}
       submitLabel="Connect"
       onSubmit={(override) =>
         void useTeam
@@ -189,7 +190,7 @@ function Move({ status }: { status: TeamStatus }) {
       {open && (
         <table className="grid" aria-label="Movable memories">
           <tbody>
-            {status.movable.map((m) => (
+            {status.movable.map((m, i) => (
               <tr key={`${m.scope}:${m.file}`}>
                 <td>
                   <code>{m.scope === 'team' ? `team/${m.file}` : m.file}</code> <span className="muted small">{m.name}</span>
@@ -200,10 +201,16 @@ function Move({ status }: { status: TeamStatus }) {
                   <button
                     onClick={() => void useTeam.getState().move(m.file, m.scope === 'team' ? 'private' : 'team')}
                     disabled={busy || m.refusal !== null}
-                    title={m.refusal ?? undefined}
+                    aria-describedby={m.refusal ? `move-refusal-${i}` : undefined}
                   >
                     {m.scope === 'team' ? 'Move to private' : 'Move to team'}
                   </button>
+                  {/* Said, not only in a title: a disabled button takes no focus, so a keyboard user never saw why. */}
+                  {m.refusal && (
+                    <div id={`move-refusal-${i}`} className="muted small">
+                      {m.refusal}
+                    </div>
+                  )}
                 </td>
               </tr>
             ))}

@@ -1,0 +1,192 @@
+/**
+ * The rest of the keyboard and screen-reader review (session 41), in real Chromium against the real
+ * headless host at 1024×700, keys only. Found: the Alerts view's inline forms (Allow…, Rename…)
+ * dropped the focus on the page's body at Cancel and did not close with Escape; a notice dismissed
+ * with the focus in it (Dismiss, Undo) dropped the focus on the body, and Escape did not dismiss it;
+ * a control's explanation in its `title` was shown only under a hovering mouse; a disabled Connect's
+ * reason lived only in its title, on a button no keyboard reaches; a memory row's badges ("unlisted")
+ * were read without their reason (the row's name is its aria-label, the title reached nobody).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanText } from '../src/main/secrets/index.js';
+import { AlertCenter } from '../src/main/team/index.js';
+import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { type Host, startHost } from './support/host.js';
+
+requireBrowser();
+
+const DIR = '-work-app';
+const topic = (name: string, body: string) => `---\nname: ${name}\ndescription: ${name}, in a few words\ntype: project\n---\n\n${body}\n`;
+// A fake GitHub token of real shape.
+const GITHUB_TOKEN = ['ghp_', 'Vb3Nq8Wx', 'Kd2Lr7Tz', 'Pm5Hc9Ys', 'Fj4Ga1Ue', 'o6Ri'].join('');
+
+// Runs in the page (as text: this suite's TypeScript has no DOM types).
+const FOCUSED = `(() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return '(page body)';
+  return (el.getAttribute('aria-label') ?? el.textContent ?? '').trim();
+})()`;
+
+function focused(page: Page): Promise<string> {
+  return page.evaluate(FOCUSED) as Promise<string>;
+}
+
+async function tabTo(page: Page, name: string, back = false): Promise<void> {
+  const seen: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+    const now = await focused(page);
+    if (now === name) return;
+    seen.push(now.slice(0, 30));
+  }
+  throw new Error(`Tab never reached ${name}; it went through: ${seen.join(' | ')}`);
+}
+
+describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+  let root: string;
+  let host: Host;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+  const start = async (hash: string) => {
+    await page.goto(`${host.url}${hash}`);
+    await page.locator('.content').waitFor();
+    await page.evaluate('document.activeElement?.blur()');
+  };
+
+  beforeAll(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-a11y-rest-')));
+    const home = path.join(root, 'home');
+    const data = path.join(root, 'data');
+    const memory = path.join(home, 'projects', DIR, 'memory');
+    await fs.mkdir(path.join(memory, 'team'), { recursive: true });
+    await fs.writeFile(path.join(memory, 'project_deploys.md'), topic('Deploys', 'No deploys on Fridays.'));
+    // Not in MEMORY.md: its row says "unlisted".
+    await fs.writeFile(path.join(memory, 'project_unlisted.md'), topic('Unlisted', 'Nobody points here.'));
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [Deploys](project_deploys.md) — when we ship\n');
+    // Two secrets held back from the team, as a sync finds them: one in a file's text, one in a file's name.
+    const inText = topic('CI', `The CI token is ${GITHUB_TOKEN}.`);
+    const named = `reference_${GITHUB_TOKEN}.md`;
+    await fs.writeFile(path.join(memory, 'team', 'reference_ci.md'), inText);
+    await fs.writeFile(path.join(memory, 'team', named), topic('Bot', 'Named after its token.'));
+    const alerts = new AlertCenter(data);
+    for (const [file, text] of [
+      ['team/reference_ci.md', inText],
+      [`team/${named}`, ''],
+    ] as const) {
+      const findings = await scanText(text, { file, name: file });
+      await alerts.raise({
+        topic: `secret:${memory}:${file}`,
+        kind: 'secret',
+        title: `A secret kept ${file} from being shared`,
+        message: 'Take it out of the file, or allow it if it is safe to share.',
+        dir: DIR,
+        memoryDir: memory,
+        file,
+        findings,
+      });
+    }
+    host = await startHost(['--home', home, '--port', '0', '--data-dir', data]);
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1024, height: 700 } });
+    page.on('pageerror', (e) => errors.push(e.message));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.stop();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('Alerts: the Allow… and Rename… forms close with Escape or Cancel and give the focus back to their button', async () => {
+    await start('#/alerts');
+    await page.getByRole('table', { name: 'Findings in team/reference_ci.md' }).waitFor({ timeout: 20_000 });
+    await tabTo(page, 'Allow…');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focused(page)).toBe('Why it is safe to share');
+    await page.keyboard.press('Escape');
+    await page.getByRole('form', { name: /^Allow / }).waitFor({ state: 'detached' });
+    expect(await focused(page)).toBe('Allow…');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('a test token');
+    await tabTo(page, 'Cancel');
+    await page.keyboard.press('Enter');
+    await page.getByRole('form', { name: /^Allow / }).waitFor({ state: 'detached' });
+    expect(await focused(page)).toBe('Allow…');
+
+    await tabTo(page, 'Rename…');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focused(page)).toBe('New file name');
+    await page.keyboard.press('Escape');
+    await page.getByRole('form', { name: /^Rename / }).waitFor({ state: 'detached' });
+    expect(await focused(page)).toBe('Rename…');
+    await page.keyboard.press('Enter');
+    await tabTo(page, 'Cancel');
+    await page.keyboard.press('Enter');
+    expect(await focused(page)).toBe('Rename…');
+    expect(errors).toEqual([]);
+  });
+
+  it('a notice dismissed with the focus in it (Dismiss, or Escape) gives the focus back to where it was', async () => {
+    await start(`#/p/${DIR}/memories/private/project_deploys.md`);
+    await page.getByRole('form', { name: 'Edit project_deploys.md' }).waitFor({ timeout: 20_000 });
+    for (const how of ['Enter', 'Escape'] as const) {
+      await tabTo(page, 'Description');
+      await page.keyboard.press('End');
+      await page.keyboard.type(` (${how})`);
+      await page.keyboard.press('Control+s');
+      const saved = page.getByRole('status').filter({ hasText: 'Saved project_deploys.md.' });
+      await saved.waitFor();
+      await tabTo(page, 'Dismiss');
+      // What had the focus just before the notice.
+      await page.keyboard.press('Shift+Tab');
+      const before = await focused(page);
+      await page.keyboard.press('Tab');
+      expect(await focused(page)).toBe('Dismiss');
+      await page.keyboard.press(how);
+      await saved.waitFor({ state: 'detached' });
+      expect(await focused(page), `after ${how}`).toBe(before);
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it("a control's title is shown as text while the keyboard is on it; a disabled Connect says why beside it", async () => {
+    await start(`#/p/${DIR}/memories`);
+    await page.getByRole('listbox', { name: 'Memories' }).waitFor();
+    await tabTo(page, 'New memory');
+    // Hidden from a screen reader, which reads the title as the button's description already.
+    const hint = page.locator('.focus-hint');
+    await expect.poll(() => hint.textContent()).toBe('New memory (n)');
+    expect(await hint.isVisible()).toBe(true);
+    await page.keyboard.press('Tab');
+    await expect.poll(() => hint.count()).toBe(0);
+
+    for (const [hash, name] of [
+      [`#/p/${DIR}/team`, 'Connect to a sync server'],
+      ['#/settings', 'Connect to your personal space'],
+    ]) {
+      await start(hash!);
+      const connect = page.getByRole('form', { name }).getByRole('button', { name: 'Connect', exact: true });
+      await connect.waitFor({ timeout: 20_000 });
+      expect(await connect.isDisabled()).toBe(true);
+      const why = await connect.getAttribute('aria-describedby');
+      expect(why, name).toBeTruthy();
+      const said = page.locator(`[id="${why}"]`);
+      expect(await said.isVisible()).toBe(true);
+      expect(await said.textContent()).toMatch(/^Give the server/);
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it("a memory row's badge is read with its reason", async () => {
+    await start(`#/p/${DIR}/memories`);
+    const row = page.getByRole('option', { name: 'Unlisted' });
+    await row.waitFor({ timeout: 20_000 });
+    const about = await row.getAttribute('aria-describedby');
+    expect(about).toBeTruthy();
+    expect(await page.locator(`[id="${about}"]`).textContent()).toContain('unlisted (Not listed in MEMORY.md)');
+  });
+});

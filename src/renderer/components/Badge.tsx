@@ -1,0 +1,18 @@
+/**
+ * A badge whose short word ("cut", "unlisted") stands for a reason. The reason is the badge's
+ * title for a mouse, and said after the word to a screen reader (a title on a span is read by
+ * none of them reliably, and reached by no keyboard): "cut (its pointer is past the MEMORY.md cut…)".
+ * The reason sits beside the badge, not in it: the badge's own text stays its word.
+ */
+import type { ReactNode } from 'react';
+
+export function Badge({ tone, why, children }: { tone?: 'error' | 'warning' | 'ok' | 'draft'; why?: string | null | undefined; children: ReactNode }) {
+  return (
+    <>
+      <span className={tone ? `badge ${tone}` : 'badge'} title={why ?? undefined}>
+        {children}
+      </span>
+      {why && <span className="sr-only"> ({why})</span>}
+    </>
+  );
+}
