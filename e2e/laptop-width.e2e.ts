@@ -158,6 +158,21 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
     expect(errors).toEqual([]);
   });
 
+  it("at 200 % zoom (a 1024 px window's 512 CSS px): the Team sync tab's rows and the project's name are whole", async () => {
+    // Zoom in Chromium is a narrower CSS viewport drawn at twice the pixels: the page a user at 200 % reads.
+    const zoomed = await browser.newPage({ viewport: { width: 512, height: 350 }, deviceScaleFactor: 2 });
+    zoomed.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await zoomed.goto(`${host.url}#/p/${LONGER}/team`);
+      await zoomed.getByRole('region', { name: 'Sync state' }).waitFor({ timeout: 20_000 });
+      await zoomed.screenshot({ path: artifact('zoom200-team.png') });
+      expect(await outside(zoomed, '.view-head h1, .team-sync button, .team-sync td, .team-sync code, .team-sync [role="region"] *')).toEqual([]);
+    } finally {
+      await zoomed.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('Team sync: a conflict on a file with a long name keeps its Resolve button in the window', async () => {
     await page.setViewportSize({ width: 1024, height: 700 });
     await page.goto(`${host.url}#/p/${LONGER}/team`);
