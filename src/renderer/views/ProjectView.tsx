@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import type { Route } from '../stores/nav.js';
 import { projectName, useProjects } from '../stores/projects.js';
 import { useProject } from '../stores/project.js';
+import { Breakable } from '../components/Breakable.js';
 import { ProjectTimeline } from '../components/ProjectTimeline.js';
 import { DreamTab } from './DreamTab.js';
 import { HealthTab } from './HealthTab.js';
@@ -24,7 +25,9 @@ export function ProjectView({ route }: { route: Extract<Route, { view: 'project'
   return (
     <section className="project">
       <header className="view-head">
-        <h1 title={scan?.memoryDir}>{summary ? projectName(summary) : route.dir}</h1>
+        <h1 title={scan?.memoryDir}>
+          <Breakable text={summary ? projectName(summary) : route.dir} />
+        </h1>
         {scan && (
           <span className="muted small" title={['Memory directory', autoMemoryDirectoryTrustSentence(scan.settings)].filter(Boolean).join('. ')}>
             {scan.memoryDir}
