@@ -181,6 +181,20 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
     expect(errors).toEqual([]);
   });
 
+  it("the memory body's editor shows the app's focus ring when the keyboard is in it, in light and dark", async () => {
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme });
+      await start(`#/p/${DIR}/memories/private/project_deploys.md`);
+      await page.getByRole('form', { name: 'Edit project_deploys.md' }).waitFor({ timeout: 20_000 });
+      await tabTo(page, 'Memory body');
+      // Runs in the page (as text: this suite's TypeScript has no DOM types). CodeMirror marks its focus a moment after it.
+      const ring = () =>
+        page.evaluate("(() => { const s = getComputedStyle(document.querySelector('.cm-editor')); return s.outlineStyle + ' ' + s.outlineWidth; })()");
+      await expect.poll(ring, { message: theme }).toBe('solid 2px');
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
   it("a memory row's badge is read with its reason", async () => {
     await start(`#/p/${DIR}/memories`);
     const row = page.getByRole('option', { name: 'Unlisted' });
