@@ -132,7 +132,12 @@ function readFrontmatter(text: string): { data: Record<string, unknown> } | { er
   }
 }
 
-async function listAgentFiles(dir: string, depth = 0): Promise<string[]> {
+/**
+ * Every `*.md` file under `dir` (no links followed, no dot-folders), sorted; [] when it cannot be
+ * read. `dotFiles`: a `.x.md` file counts too (what git commits, for the secret check); agent
+ * definitions leave them out.
+ */
+async function markdownFiles(dir: string, { dotFiles }: { dotFiles: boolean }, depth = 0): Promise<string[]> {
   let entries;
   try {
     entries = await fs.readdir(dir, { withFileTypes: true });
@@ -141,10 +146,10 @@ async function listAgentFiles(dir: string, depth = 0): Promise<string[]> {
   }
   const files: string[] = [];
   for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
+    if (entry.name.startsWith('.') && (!dotFiles || !entry.isFile())) continue;
     const full = path.join(dir, entry.name);
     if (entry.isFile() && entry.name.endsWith('.md')) files.push(full);
-    else if (entry.isDirectory() && depth < AGENT_DIR_MAX_DEPTH) files.push(...(await listAgentFiles(full, depth + 1)));
+    else if (entry.isDirectory() && depth < AGENT_DIR_MAX_DEPTH) files.push(...(await markdownFiles(full, { dotFiles }, depth + 1)));
   }
   return files.sort();
 }
@@ -247,8 +252,8 @@ export async function listAgentMemories(
   const warnings: AgentMemoryWarning[] = [];
   // User-level memory moves with CLAUDE_CODE_REMOTE_MEMORY_DIR (settings' memoryBase); definitions do not.
   const userBase = options.memoryBase ?? home;
-  const userFiles = await listAgentFiles(path.join(home, 'agents'));
-  const projectFiles = launchDir ? (await Promise.all(projectAgentDirs(launchDir, repoRoot).map((dir) => listAgentFiles(dir)))).flat() : [];
+  const userFiles = await markdownFiles(path.join(home, 'agents'), { dotFiles: false });
+  const projectFiles = launchDir ? (await Promise.all(projectAgentDirs(launchDir, repoRoot).map((dir) => markdownFiles(dir, { dotFiles: false })))).flat() : [];
   // Each file reports into its own list so warnings keep file order despite parallel reads.
   const sources = [...userFiles.map((file) => ({ file, level: 'user' as const })), ...projectFiles.map((file) => ({ file, level: 'project' as const }))];
   const read = await Promise.all(
@@ -338,7 +343,7 @@ async function committedSecretWarnings(launchDir: string, scopes: readonly Agent
   const warnings: AgentMemoryWarning[] = [];
   for (const scope of scopes) {
     // Names as git and Claude Code see them: relative to the launch directory (`.claude/agent-memory/reviewer/x.md`).
-    const files = await markdownFiles(scope.memoryDir);
+    const files = await markdownFiles(scope.memoryDir, { dotFiles: true });
     if (files.length === 0) continue;
     const tracked = await runGit(['ls-files', '-z', '--', ...files.map((f) => path.relative(launchDir, f))], launchDir);
     const committed = new Set(tracked.code === 0 ? tracked.stdout.split('\0').filter(Boolean) : []);
@@ -370,23 +375,6 @@ async function committedSecretWarnings(launchDir: string, scopes: readonly Agent
     }
   }
   return warnings;
-}
-
-/** Every `*.md` file under `dir` (no links followed, no dot-folders), sorted; [] when it cannot be read. */
-async function markdownFiles(dir: string, depth = 0): Promise<string[]> {
-  let entries;
-  try {
-    entries = await fs.readdir(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const files: string[] = [];
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const full = path.join(dir, entry.name);
-    if (entry.isFile() && entry.name.endsWith('.md')) files.push(full);
-    else if (entry.isDirectory() && !entry.name.startsWith('.') && depth < AGENT_DIR_MAX_DEPTH) files.push(...(await markdownFiles(full, depth + 1)));
-  }
-  return files;
 }
 
 /**
