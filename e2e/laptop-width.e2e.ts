@@ -193,9 +193,20 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
     await page.getByRole('heading', { name: SHORT }).waitFor({ timeout: 20_000 });
     // Claude Code writes a memory with a long file name while the app is open.
     await fs.writeFile(path.join(memoryOf(SHORT), file), topic('Deploys to the shared staging cluster', 'project', 'No deploys on Fridays.'));
-    await page.getByText('Changes made outside Memdir').first().click({ timeout: 20_000 });
     const diff = page.getByRole('region', { name: `Changes to ${file}` });
     const restore = diff.getByRole('button', { name: 'Restore this version' });
+    // The newest entry is the one that records it — once History has it: under load an older outside change may
+    // still be the newest when the list first shows (the clean-clone CI opened that one and waited in vain).
+    for (let tries = 0; ; tries++) {
+      await page.getByText('Changes made outside Memdir').first().click({ timeout: 20_000 });
+      if (
+        await restore.waitFor({ timeout: 3_000 }).then(
+          () => true,
+          () => tries >= 8,
+        )
+      )
+        break;
+    }
     await restore.waitFor();
     await page.screenshot({ path: artifact('laptop-history.png') });
     const reach = await diff.evaluate((box) => {
