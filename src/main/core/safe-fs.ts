@@ -22,29 +22,40 @@ import { type Confined, MemoryFileError, UnsafePathError, confine, explain, lsta
 
 /** Temp files start with a dot so scans, watchers and history (which ignore dotfiles) skip them. */
 export const TEMP_FILE_PREFIX = '.memdir-tmp-';
-/** A root whose folder creations are being noted, and what was created under (or above) it. */
-interface FolderLog {
-  root: string;
+/** What the writers here did while a change ran (see noteWrites). */
+export interface NotedWrites {
+  /** The folders created for a write under the root: relative to it, `.` for the root itself and `..`, `../..` for those above it. */
   created: string[];
+  /** Every file written, removed or renamed (both names), as an absolute path under the real path of the writer's root — wherever it is. */
+  files: Set<string>;
 }
-const folderLogs = new AsyncLocalStorage<readonly FolderLog[]>();
+/** A root whose writes are being noted, and what was written. */
+interface WriteLog extends NotedWrites {
+  root: string;
+}
+const writeLogs = new AsyncLocalStorage<readonly WriteLog[]>();
 
 /**
- * Runs `fn`, noting in `created` every folder the writers here create for a write under `root`
- * (what an undo must take away again so the tree is as it was): relative to `root`, `.` for
- * `root` itself and `..`, `../..` for the folders above it created with it. Only folders made by
- * a mkdir that succeeded are noted, never one that was already there.
+ * Runs `fn`, noting in `noted` what the writers here do meanwhile: the folders they create for a
+ * write under `root` (what an undo must take away again so the tree is as it was; only folders
+ * made by a mkdir that succeeded, never one that was already there), and every file they touch
+ * (what a change holds as its own: a file another program wrote meanwhile is not, history.ts).
  */
-export function noteCreatedFolders<T>(root: string, created: string[], fn: () => Promise<T>): Promise<T> {
-  return folderLogs.run([...(folderLogs.getStore() ?? []), { root: path.resolve(root), created }], fn);
+export function noteWrites<T>(root: string, noted: NotedWrites, fn: () => Promise<T>): Promise<T> {
+  return writeLogs.run([...(writeLogs.getStore() ?? []), { root: path.resolve(root), created: noted.created, files: noted.files }], fn);
 }
 
 function noteCreated(root: string, rel: string): void {
   const resolved = path.resolve(root);
-  for (const log of folderLogs.getStore() ?? []) if (log.root === resolved && !log.created.includes(rel)) log.created.push(rel);
+  for (const log of writeLogs.getStore() ?? []) if (log.root === resolved && !log.created.includes(rel)) log.created.push(rel);
 }
 
-/** `fs.mkdir(root, { recursive: true })`, noting (see noteCreatedFolders) the folders it made. */
+/** Notes (see noteWrites) that the file at `abs` is about to be written, removed or renamed. */
+function noteFile(abs: string): void {
+  for (const log of writeLogs.getStore() ?? []) log.files.add(abs);
+}
+
+/** `fs.mkdir(root, { recursive: true })`, noting (see noteWrites) the folders it made. */
 async function ensureRoot(root: string, rel: string): Promise<void> {
   let first: string | undefined;
   try {
@@ -162,6 +173,7 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
+    noteFile(c.abs);
     await fs.rename(temp, c.abs);
     temp = undefined;
     await verifyOpened(c.rootReal, c.parts, created, rel, 'write');
@@ -180,6 +192,7 @@ export async function removeFileConfined(root: string, rel: string): Promise<voi
     where = path.dirname(c.abs);
     if (!c.target) throw new MemoryFileError('missing', rel, `Cannot delete ${rel}: it does not exist`);
     assertRegularFile(c, rel);
+    noteFile(c.abs);
     await fs.unlink(c.abs);
     await fsyncDir(where);
   } catch (err) {
@@ -208,6 +221,8 @@ export async function renameConfined(root: string, from: string, to: string): Pr
       throw new MemoryFileError('exists', to, `Cannot rename ${from} to ${to}: ${to} already exists`);
     }
     await ensureParentDirs(root, dst, to);
+    noteFile(src.abs);
+    noteFile(dst.abs);
     if (caseOnly) {
       // Same file under another letter case (case-insensitive file system): a plain rename.
       await fs.rename(src.abs, dst.abs);

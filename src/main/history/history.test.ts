@@ -104,6 +104,45 @@ describe('recording', () => {
     expect(history[1]?.files).toEqual([{ path: 'b.md', status: 'added' }]);
   });
 
+  it('records what another program wrote while a change ran as its own `external` entry, before the change’s, which holds only what the change wrote', async () => {
+    await edit('Created a and b', async () => {
+      await writeFileAtomic(mem, 'a.md', 'one\n');
+      await writeFileAtomic(mem, 'b.md', 'bee\n');
+    });
+    const { entry } = await edit('Renamed b, removed a, wrote c', async () => {
+      await renameConfined(mem, 'b.md', 'sub/b2.md');
+      // Claude Code saves a memory and edits another while the change runs.
+      await write('claude.md', 'theirs\n');
+      await write('a.md', 'edited by Claude Code\n');
+      await writeFileAtomic(mem, 'c.md', 'see\n');
+      await removeFileConfined(mem, 'a.md');
+    });
+    // Was: one entry holding claude.md too (its undo would take Claude Code's memory away).
+    expect(entry?.files).toEqual([
+      { path: 'a.md', status: 'deleted' },
+      { path: 'c.md', status: 'added' },
+      { path: 'sub/b2.md', status: 'renamed', from: 'b.md' },
+    ]);
+    const history = await listHistory(mem, { dataDir });
+    expect(history.map((e) => [e.source, e.summary])).toEqual([
+      ['manual', 'Renamed b, removed a, wrote c'],
+      ['external', 'Changes made outside Memdir'],
+      ['manual', 'Created a and b'],
+    ]);
+    expect(history[1]?.files).toEqual([{ path: 'claude.md', status: 'added' }]);
+
+    // A failed change too: its "(incomplete)" entry holds only its own write.
+    const failing = edit('Two files', async () => {
+      await writeFileAtomic(mem, 'd.md', 'd');
+      await write('claude2.md', 'theirs too\n');
+      throw new Error('model timed out');
+    });
+    await expect(failing).rejects.toThrow('model timed out');
+    const [last, before] = await listHistory(mem, { dataDir });
+    expect(last).toMatchObject({ summary: 'Two files (incomplete)', files: [{ path: 'd.md', status: 'added' }] });
+    expect(before).toMatchObject({ source: 'external', files: [{ path: 'claude2.md', status: 'added' }] });
+  });
+
   it('records what a failed change had already written, marked incomplete, and rethrows', async () => {
     const failing = edit('Two files', async () => {
       await writeFileAtomic(mem, 'a.md', 'a');
@@ -125,14 +164,16 @@ describe('recording', () => {
   });
 
   it('keeps what an undo anyway brought back as its own trailer, which a body cannot spoof', async () => {
-    await edit('Add a', () => write('a.md', 'a\n'));
+    await edit('Add a', () => writeFileAtomic(mem, 'a.md', 'a\n'));
     const { entry: deleted } = await edit('Delete a', () => removeFileConfined(mem, 'a.md'));
     const spoof = `Memdir-Brought-Back: ${JSON.stringify({ rev: deleted!.rev, path: 'a.md', as: 'z.md' })}`;
     // A body written by a job (a dream's words) holding the trailer's line is not taken for it.
-    await transact(mem, { source: 'dream', summary: 'Dream', body: `Consolidated.\n${spoof}`, dataDir }, () => write('z.md', 'z\n'));
+    await transact(mem, { source: 'dream', summary: 'Dream', body: `Consolidated.\n${spoof}`, dataDir }, () => writeFileAtomic(mem, 'z.md', 'z\n'));
     expect(await broughtBackSince(mem, deleted!.rev, { dataDir })).toEqual([]);
     const back = { rev: deleted!.rev, path: 'a.md', as: 'b.md' };
-    const { entry } = await transact(mem, { source: 'restore', summary: 'Undo: Rename', dataDir, broughtBack: () => [back] }, () => write('b.md', 'a\n'));
+    const { entry } = await transact(mem, { source: 'restore', summary: 'Undo: Rename', dataDir, broughtBack: () => [back] }, () =>
+      writeFileAtomic(mem, 'b.md', 'a\n'),
+    );
     expect(await broughtBackSince(mem, deleted!.rev, { dataDir })).toEqual([{ entry, path: 'a.md', as: 'b.md' }]);
   });
 

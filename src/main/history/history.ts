@@ -5,13 +5,15 @@
  * whole snapshot; a memory deleted in Memdir is always recoverable.
  *
  * `transact` is the single path every Memdir write goes through:
- *   lock → record outside changes (`external`) → write via safe-fs → record (given source).
+ *   lock → record outside changes (`external`) → write via safe-fs → record what another program
+ *   wrote meanwhile (`external`) → record the files the change wrote (given source).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { processDataDir } from '../core/data-dir.js';
 import { isDiskRefusal } from '../core/fs-errors.js';
-import { cleanupTempFiles, noteCreatedFolders, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
+import { cleanupTempFiles, type NotedWrites, noteWrites, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../core/memory-lock.js';
 import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { git, gitBlob, gitBlobs, HistoryError } from './git.js';
@@ -120,12 +122,18 @@ export async function readLog(repo: ShadowRepo, args: string[], files: readonly 
 
 /**
  * Commits the memory dir as it is now, if anything changed since the last entry (else returns
- * null). Takes the memory lock (reentrant). Cheap when nothing changed: one `git status`, which
- * compares file stats against the index and reads only files whose stat changed.
+ * null); with `paths` (relative to the memory dir), only those of its files. Takes the memory lock
+ * (reentrant). Cheap when nothing changed: one `git status`, which compares file stats against the
+ * index and reads only files whose stat changed.
  */
 export async function recordSnapshot(
   memoryDir: string,
-  opts: Omit<ChangeDescription, 'broughtBack'> & { secondParent?: string | null; createdFolders?: readonly string[]; broughtBack?: readonly BroughtBack[] },
+  opts: Omit<ChangeDescription, 'broughtBack'> & {
+    secondParent?: string | null;
+    createdFolders?: readonly string[];
+    broughtBack?: readonly BroughtBack[];
+    paths?: readonly string[];
+  },
 ): Promise<HistoryEntry | null> {
   const source = checkSource(opts.source);
   const dataDir = opts.dataDir ?? processDataDir();
@@ -135,12 +143,17 @@ export async function recordSnapshot(
       if (!(await isDirectory(await realpathDeepestExisting(memoryDir)))) return null;
       const repo = await ensureShadowRepo(memoryDir, dataDir);
       const locked = { workTree: true, clearStaleLocks: true };
-      const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], locked);
-      if (status.stdout.length === 0) return null;
+      const wanted = opts.paths === undefined ? null : new Set(opts.paths);
+      const changed = (await changedFiles(repo)).filter((rel) => wanted === null || wanted.has(rel));
+      if (changed.length === 0) return null;
       // --ignore-errors: an unreadable file (EACCES) is skipped rather than blocking the record;
       // the health scan reports it as `unreadable`. Then whether anything is left to commit
-      // must be asked again.
-      const added = await git(repo, ['add', '-A', '--ignore-errors'], { ...locked, okCodes: [1] });
+      // must be asked again. Only the files asked for, when some are (each literally, by name).
+      const added = await git(repo, ['add', '-A', '--ignore-errors', ...(wanted ? ['--pathspec-from-file=-', '--pathspec-file-nul'] : [])], {
+        ...locked,
+        okCodes: [1],
+        ...(wanted ? { input: changed.join('\0'), env: { GIT_LITERAL_PATHSPECS: '1' } } : {}),
+      });
       if (added.code !== 0) {
         const staged = await git(repo, ['diff', '--cached', '--quiet', '--no-ext-diff'], { okCodes: [1] });
         if (staged.code === 0) return null;
@@ -172,6 +185,31 @@ export async function recordSnapshot(
   );
 }
 
+/** The files of the memory dir that differ from the newest entry (relative to it; git's status, untracked ones too). */
+async function changedFiles(repo: ShadowRepo): Promise<string[]> {
+  const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], { workTree: true, clearStaleLocks: true });
+  return status.stdout
+    .split('\0')
+    .filter((record) => record.length > 3)
+    .map((record) => record.slice(3));
+}
+
+/**
+ * After a change ran: records what another program (Claude Code) wrote in the memory dir while it
+ * ran — every changed file the change did not write itself (`own`, absolute paths, safe-fs
+ * noteWrites) — as its own `external` entry, and returns the changed files that are the change's
+ * (relative to the memory dir): what its entry holds, so that its undo and its put-back touch only those.
+ */
+async function recordOthersMeanwhile(memoryDir: string, dataDir: string, own: ReadonlySet<string>): Promise<string[]> {
+  if (!(await isDirectory(await realpathDeepestExisting(memoryDir)))) return [];
+  const repo = await ensureShadowRepo(memoryDir, dataDir);
+  const changed = await changedFiles(repo);
+  const isOwn = (rel: string) => own.has(path.join(repo.workTree, rel));
+  const others = changed.filter((rel) => !isOwn(rel));
+  if (others.length > 0) await recordSnapshot(memoryDir, { ...EXTERNAL, dataDir, paths: others });
+  return changed.filter(isOwn);
+}
+
 /** Per shadow repo, the newest commit time seen by this process (seconds). */
 const lastCommitTime = new Map<string, number>();
 
@@ -197,7 +235,14 @@ export async function recordExternalChanges(memoryDir: string, opts: HistoryOpti
   return recordSnapshot(memoryDir, { ...EXTERNAL, ...opts });
 }
 
-const transactions = new AsyncLocalStorage<ReadonlyMap<string, { active: boolean; notes: string[] }>>();
+/** A change being made (transact), by `dataDir\0memory dir key`: whether it runs yet, its notes, and what it wrote so far. */
+interface ChangeState {
+  active: boolean;
+  notes: string[];
+  dataDir: string;
+  noted: NotedWrites;
+}
+const transactions = new AsyncLocalStorage<ReadonlyMap<string, ChangeState>>();
 
 /**
  * Adds a note to the summary of the change now being made in `memoryDir` (its active
@@ -212,6 +257,20 @@ export async function noteInChange(memoryDir: string, note: string): Promise<voi
   for (const [key, state] of store) if (key.endsWith(dirKey) && state.active && !state.notes.includes(note)) state.notes.push(note);
 }
 
+/**
+ * Inside a change (its active {@link transact}) in `memoryDir`: records now, as `external`, what
+ * another program (Claude Code) wrote there since the change began — never what the change wrote
+ * itself. For a writer about to merge the change's edits onto a file Claude Code changed
+ * meanwhile (MEMORY.md, a pointer appended): the change's entry then holds only its own edits of
+ * that file, and its undo takes only those away. Outside a change it does nothing.
+ */
+export async function recordOutsideChangesSoFar(memoryDir: string): Promise<void> {
+  const store = transactions.getStore();
+  if (!store) return;
+  const dirKey = `\0${await memoryDirKey(memoryDir)}`;
+  for (const [key, state] of store) if (key.endsWith(dirKey) && state.active) await recordOthersMeanwhile(memoryDir, state.dataDir, state.noted.files);
+}
+
 function withNotes(summary: string, notes: readonly string[]): string {
   return notes.length === 0 ? summary : `${summary}; ${notes.join('; ')}`;
 }
@@ -219,12 +278,15 @@ function withNotes(summary: string, notes: readonly string[]): string {
 /**
  * The single path every Memdir write goes through: takes the memory lock, removes temp files
  * left by a killed writer, records outside changes as `external`, runs `fn` (which writes with
- * safe-fs), then records the result with the given source.
+ * safe-fs), then records the result with the given source. The change's entry holds only the files
+ * it wrote (safe-fs noteWrites): a file another program (Claude Code) wrote while it ran is recorded
+ * first, as its own `external` entry, so the change's undo never takes it away. A file both wrote
+ * (MEMORY.md, which a change merges onto Claude Code's new lines) is the change's, whole.
  *
  * If `fn` throws, whatever it had already written (each write is atomic) is recorded with the
  * given source and the summary suffixed " (incomplete)" — attributing it to `external` would be
  * a lie — and the error is rethrown. When the disk refused a write instead (full, read-only), the
- * change is taken back whole (put-back.ts), as it is when History itself cannot keep the result:
+ * change's own files are taken back whole (put-back.ts), as they are when History itself cannot keep the result:
  * no half-made change, none History does not hold. A `transact` nested in `fn` for the same dir just runs its
  * function: its writes belong to the outer entry, and it returns `entry: null`.
  */
@@ -240,42 +302,54 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
     async () => {
       await cleanupTempFiles(await realpathDeepestExisting(memoryDir));
       await recordSnapshot(memoryDir, { ...EXTERNAL, dataDir });
-      const state = { active: true, notes: [] as string[] };
-      // The folders this change creates, kept in its entry so that undoing it takes them away again.
-      const createdFolders: string[] = [];
+      // What this change writes: its files (only these are its entry's, its undo's and its put-back's;
+      // another program writing meanwhile is not the change) and the folders it creates (kept in
+      // its entry so that undoing it takes them away again).
+      const noted: NotedWrites = { created: [], files: new Set() };
+      const state: ChangeState = { active: true, notes: [], dataDir, noted };
+      const createdFolders = noted.created;
       let result: T;
       try {
-        result = await noteCreatedFolders(memoryDir, createdFolders, () => transactions.run(new Map([...(outer ?? []), [key, state]]), fn));
+        result = await noteWrites(memoryDir, noted, () => transactions.run(new Map([...(outer ?? []), [key, state]]), fn));
       } catch (err) {
         state.active = false;
         // The disk refused a write half-way (full, read-only): take the change back whole.
-        if (await takeBack(err, memoryDir, dataDir, createdFolders)) throw err;
+        if (await takeBack(err, memoryDir, dataDir, noted)) throw err;
         // The original error matters more than a failure to record; the next transact picks
         // anything left unrecorded up as `external`.
         const broughtBack = opts.broughtBack?.() ?? [];
-        await recordSnapshot(memoryDir, {
-          ...opts,
-          dataDir,
-          summary: `${withNotes(opts.summary, state.notes)} (incomplete)`,
-          createdFolders,
-          broughtBack,
-        }).catch(() => undefined);
+        await recordOthersMeanwhile(memoryDir, dataDir, noted.files)
+          .then((paths) =>
+            recordSnapshot(memoryDir, {
+              ...opts,
+              dataDir,
+              summary: `${withNotes(opts.summary, state.notes)} (incomplete)`,
+              createdFolders,
+              broughtBack,
+              paths,
+            }),
+          )
+          .catch(() => undefined);
         throw err;
       }
       state.active = false;
-      const side = opts.theirs?.() ?? [];
-      const secondParent = side.length > 0 ? await commitSide(memoryDir, dataDir, side) : null;
-      const entry = await recordSnapshot(memoryDir, {
-        ...opts,
-        summary: withNotes(opts.summary, state.notes),
-        dataDir,
-        secondParent,
-        createdFolders,
-        broughtBack: opts.broughtBack?.() ?? [],
-      }).catch(async (err: unknown) => {
+      const entry = await (async () => {
+        const paths = await recordOthersMeanwhile(memoryDir, dataDir, noted.files);
+        const side = opts.theirs?.() ?? [];
+        const secondParent = side.length > 0 ? await commitSide(memoryDir, dataDir, side) : null;
+        return recordSnapshot(memoryDir, {
+          ...opts,
+          summary: withNotes(opts.summary, state.notes),
+          dataDir,
+          secondParent,
+          createdFolders,
+          broughtBack: opts.broughtBack?.() ?? [],
+          paths,
+        });
+      })().catch(async (err: unknown) => {
         // History could not keep it (its disk is full): a change History does not hold would
         // have no undo, and the person was told it failed — so it is taken back.
-        await takeBack(err, memoryDir, dataDir, createdFolders);
+        await takeBack(err, memoryDir, dataDir, noted);
         throw err;
       });
       return { result, entry };
@@ -287,10 +361,10 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
 /** The errors of changes `transact` took back (put-back.ts): nothing of them is on disk. */
 const takenBack = new WeakSet<object>();
 
-/** When `err` is the disk refusing a write, puts the change back (put-back.ts); whether it was. */
-async function takeBack(err: unknown, memoryDir: string, dataDir: string, createdFolders: readonly string[]): Promise<boolean> {
+/** When `err` is the disk refusing a write, puts the change's own writes back (put-back.ts); whether it was. */
+async function takeBack(err: unknown, memoryDir: string, dataDir: string, noted: NotedWrites): Promise<boolean> {
   if (!isDiskRefusal(err) || typeof err !== 'object' || err === null) return false;
-  const done = await putBackChange(memoryDir, dataDir, createdFolders).then(
+  const done = await putBackChange(memoryDir, dataDir, noted).then(
     () => true,
     () => false,
   );

@@ -31,6 +31,7 @@ export {
   readFilesAtRevision,
   readSnapshot,
   recordExternalChanges,
+  recordOutsideChangesSoFar,
   recordSnapshot,
   removeFoldersCreatedBy,
   restoreFromHistory,

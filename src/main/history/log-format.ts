@@ -51,7 +51,7 @@ export function toEntry({ parents: _parents, broughtBack: _broughtBack, turn: _t
 }
 
 const TRAILER = 'Memdir-Source';
-/** One per folder a change created (relative to the memory dir, see safe-fs `noteCreatedFolders`): what its undo takes away when empty. */
+/** One per folder a change created (relative to the memory dir, see safe-fs `noteWrites`): what its undo takes away when empty. */
 const CREATED_TRAILER = 'Memdir-Created-Folder';
 /** One per memory an undo anyway brought back (see BroughtBack), as JSON: paths may hold any character. */
 const BROUGHT_BACK_TRAILER = 'Memdir-Brought-Back';

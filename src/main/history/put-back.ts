@@ -1,23 +1,26 @@
 /**
  * Taking back a change the disk refused half-way (a full disk, a read-only one): every file it
  * wrote, removed or added is put back as the history's newest entry holds it — which `transact`
- * recorded just before the change began — and the folders it created are taken away. So a save
+ * recorded just before the change began — and the folders it created are taken away; a file Claude
+ * Code wrote meanwhile is not the change's and stays. So a save
  * that could not be finished, or could not be kept in History, leaves no half-made change (a
  * memory without its MEMORY.md pointer) and no change History does not hold; the person's text is
  * still in the editor, and saving again once there is room goes through.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
+import { type NotedWrites, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { git, gitBlobs } from './git.js';
 import { openShadowRepo } from './shadow-repo.js';
 
 /**
- * Puts `memoryDir` back as its newest history entry has it (all of it removed when there is none
- * yet), then removes `createdFolders` (relative to `memoryDir`) that are empty. Removals first, so
- * a full disk gets room back before the old texts are written. Call it holding the memory lock.
+ * Puts the files the change wrote (`noted`, safe-fs noteWrites) back as the newest history entry
+ * of `memoryDir` has them (removed when it has none or there is no entry yet) — a file another
+ * program (Claude Code) wrote while the change ran is not the change's and stays — then removes the
+ * folders the change created that are empty. Removals first, so a full disk gets room back before
+ * the old texts are written. Call it holding the memory lock.
  */
-export async function putBackChange(memoryDir: string, dataDir: string, createdFolders: readonly string[]): Promise<void> {
+export async function putBackChange(memoryDir: string, dataDir: string, noted: NotedWrites): Promise<void> {
   const repo = await openShadowRepo(memoryDir, dataDir);
   if (repo) {
     // No optional locks: status would refresh the index, a write the full disk refuses.
@@ -25,7 +28,8 @@ export async function putBackChange(memoryDir: string, dataDir: string, createdF
     const changed = status.stdout
       .split('\0')
       .filter((record) => record.length > 3)
-      .map((record) => record.slice(3));
+      .map((record) => record.slice(3))
+      .filter((rel) => noted.files.has(path.join(repo.workTree, rel)));
     const head = await git(repo, ['rev-parse', '--verify', '-q', 'HEAD'], { okCodes: [1] });
     const before = new Map<string, string>();
     if (head.code === 0 && changed.length > 0) {
@@ -43,7 +47,7 @@ export async function putBackChange(memoryDir: string, dataDir: string, createdF
     const blobs = await gitBlobs(repo, [...before.values()]);
     for (const [rel, oid] of before) await writeFileAtomic(memoryDir, rel, blobs.get(oid)!);
   }
-  await removeEmptyFolders(memoryDir, createdFolders);
+  await removeEmptyFolders(memoryDir, noted.created);
 }
 
 function ignoreMissing(err: unknown): void {

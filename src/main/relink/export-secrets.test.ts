@@ -8,6 +8,7 @@ import type { CliIo } from '../../cli/command.js';
 import { exportCommand } from '../../cli/commands/relink.js';
 import { listHistory, recordExternalChanges, recordSnapshot, transact } from '../history/index.js';
 import { openShadowRepo } from '../history/shadow-repo.js';
+import { writeFileAtomic } from '../core/safe-fs.js';
 import { exportProject } from './index.js';
 import { addMemories, addSession, git, makeRepo, topic } from './test-support/moved-project.js';
 
@@ -134,7 +135,7 @@ describe('export refuses to pack a secret (R-SYNC-SECURITY)', () => {
         summary: 'Merged the team version of user_language.md',
         theirs: () => [{ path: 'user_language.md', content: topic('Language', 'user', `Reply in English.\nci: ${TOKEN}`), from: 'server' }],
       },
-      () => fs.writeFile(path.join(memoryDir, 'user_language.md'), topic('Language', 'user', 'Reply in English, always.')),
+      () => writeFileAtomic(memoryDir, 'user_language.md', topic('Language', 'user', 'Reply in English, always.')),
     );
     const outcome = await exportProject({ home, dataDir }, dir, path.join(tmp, 'shop.tar'));
     if (outcome.exported) throw new Error('the export should have been refused');
