@@ -155,4 +155,53 @@ describe('bulk curation', () => {
     for (const file of files) expect(after).not.toContain(`(${file})`);
     expect(after).toContain('project_alpha.md');
   });
+
+  it('does not take Claude Code’s memory or its pointer away when a long bulk change it was saved during is undone: the change’s entry holds only what the change wrote', async () => {
+    const files = Array.from({ length: 120 }, (_, i) => `project_note_${i}.md`);
+    for (const [i, file] of files.entries())
+      await fs.writeFile(path.join(where.memoryDir, file), `---\nname: Note ${i}\ndescription: note ${i}\ntype: project\n---\n${i}\n`);
+    await fs.appendFile(path.join(where.memoryDir, 'MEMORY.md'), files.map((f, i) => `- [Note ${i}](${f}) — note ${i}\n`).join(''));
+    const theirs = '---\nname: New\ndescription: written by Claude Code\ntype: feedback\n---\nNew.\n';
+    const pointer = '- [New](feedback_new.md) — written by Claude Code mid-change\n';
+    // Claude Code saves a memory half-way through the bulk change (as it takes its 60th memory away), and its pointer.
+    let saved = false;
+    let gone = 0;
+    const watcher = fsSync.watch(where.memoryDir, (event, name) => {
+      if (saved || event !== 'rename' || !files.includes(String(name)) || ++gone < 60) return;
+      saved = true;
+      fsSync.writeFileSync(path.join(where.memoryDir, 'feedback_new.md'), theirs);
+      fsSync.appendFileSync(path.join(where.memoryDir, 'MEMORY.md'), pointer);
+    });
+    let rev: string;
+    try {
+      const result = await bulkChange(
+        opts,
+        files.map((file) => ({ scope: 'private' as const, file })),
+        { kind: 'delete' },
+      );
+      expect(result.done).toHaveLength(120);
+      rev = result.entry!.rev;
+    } finally {
+      watcher.close();
+    }
+    expect(saved).toBe(true);
+    expect(await read('MEMORY.md')).toContain(pointer);
+    // Was: the change's entry held feedback_new.md as one of the files it added, and Claude Code's pointer as one of its index lines.
+    const [change, meanwhile] = await listHistory(where.memoryDir, opts);
+    expect(change).toMatchObject({ rev, summary: 'Delete 120 memories', source: 'manual' });
+    expect(change!.files.map((f) => f.path)).not.toContain('feedback_new.md');
+    expect(meanwhile).toMatchObject({ source: 'external', summary: 'Changes made outside Memdir' });
+    expect(meanwhile!.files.map((f) => [f.path, f.status]).sort()).toEqual([
+      ['MEMORY.md', 'modified'],
+      ['feedback_new.md', 'added'],
+    ]);
+
+    // Was: the undo took Claude Code's memory away with the change ("added by the entry, unchanged since").
+    await undoChange({ ...opts, rev });
+    expect(await read('feedback_new.md')).toBe(theirs);
+    for (const file of files) expect(await exists(file)).toBe(true);
+    const index = await read('MEMORY.md');
+    expect(index).toContain(pointer);
+    for (const file of files) expect(index).toContain(`(${file})`);
+  });
 });

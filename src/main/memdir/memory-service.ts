@@ -26,7 +26,7 @@ import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge, quotedLines } from '../../shared/size-text.js';
 import { mergeLines } from '../../shared/line-merge.js';
 import type { FixRequest } from '../../shared/problems.js';
-import { type ChangeSource, type HistoryEntry, noteInChange, transact } from '../history/index.js';
+import { type ChangeSource, type HistoryEntry, noteInChange, recordOutsideChangesSoFar, transact } from '../history/index.js';
 import { builtIndexNote } from '../../shared/index-build.js';
 import { predictBuiltIndex } from './scan-dir.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
@@ -406,12 +406,17 @@ export function writingIndexesOnce<T>(fn: () => Promise<T>): Promise<T> {
  * enough), the change's own edits are merged onto what is there now, line by line (the one
  * three-way merge, as the MEMORY.md editor's save): nothing Claude Code wrote is written over.
  * Where both changed the same lines, both are kept (a pointer to a memory the change took away is
- * then left, which Health names) — never a line lost.
+ * then left, which Health names) — never a line lost. What Claude Code wrote is recorded as its
+ * own entry first, so the change's entry, and its undo, hold only the change's edits.
  */
 async function writeBatchedIndex(index: BatchedIndex): Promise<void> {
   const rel = inScope(index.where.scope, INDEX_FILE);
-  const now = await readText(index.where.memoryDir, rel);
+  let now = await readText(index.where.memoryDir, rel);
   if (now === null || now === index.before) return writeIndex(index.where, index.parsed, index.before);
+  // Claude Code's index (and the memory it points to) recorded as Claude Code's first, so the
+  // change's entry holds only the change's own edits of it: its undo leaves Claude Code's pointer.
+  await recordOutsideChangesSoFar(index.where.memoryDir);
+  now = (await readText(index.where.memoryDir, rel)) ?? now;
   const lf = (t: string) => t.replace(/\r\n/g, '\n');
   const merge = mergeLines(lf(index.before), lf(serializeIndex(index.parsed)), lf(now), {}, { besideInsertions: true });
   const text = (merge.clean ? merge.text : merge.both).replace(/\n/g, parseIndex(now).eol);
