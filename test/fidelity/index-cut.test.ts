@@ -9,6 +9,7 @@ import { parseIndex, splitLoadedEntries } from '../../src/shared/index-format.js
 import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from '../../src/main/memdir/test-support/shared-fixtures.js';
 import { formatIndexSize, lineFate, loadIndexAsClaudeCode, warningWordingFor } from '../../src/shared/index-load.js';
 import { SIZE_CASE_FIXTURE, type SizeCase, sizeCaseBytes } from './index-size-case.js';
+import { FIRST_SESSION_FIXTURE, FIRST_SESSION_SHOWN, type FirstSession, firstSessionShownByMemdir, layoutOf } from './first-session-case.js';
 
 /** Auto memory on, as by default: Claude Code loads the index. */
 const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null, memoryStores: null } as const;
@@ -260,5 +261,24 @@ describe.skipIf(!shared)(`real indexes as Claude Code 2.1.332 injected them${sha
   it.each(Object.keys(observedShared))('%s', (id) => {
     const raw = fs.readFileSync(path.join(shared!, id, 'memory', 'MEMORY.md'), 'utf8');
     expect(loadIndexAsClaudeCode(raw, { version: observedShared[id]!.version }).text).toBe(observedShared[id]!.injected ?? '');
+  });
+});
+
+// A project's first session with no memory folder, as the real 2.1.332 left it (first-session-2.1.332.json):
+// the layout laid out again, Memdir shows an empty memory — nothing loaded, nothing Claude Code would build, no problem.
+describe('the folder a first session of Claude Code 2.1.332 leaves', () => {
+  it('is an empty memory to Memdir', async () => {
+    const recorded = JSON.parse(fs.readFileSync(FIRST_SESSION_FIXTURE, 'utf8')) as FirstSession;
+    expect(recorded.layout).toEqual(['<session>.jsonl', 'memory/']);
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-first-session-'));
+    try {
+      for (const entry of recorded.layout)
+        if (entry.endsWith('/')) fs.mkdirSync(path.join(folder, entry), { recursive: true });
+        else fs.writeFileSync(path.join(folder, entry.replace('<session>', '0b8a2f4e-3c1d-4e5f-8a9b-0c1d2e3f4a5b')), '');
+      expect(layoutOf(folder)).toEqual(recorded.layout);
+      expect(await firstSessionShownByMemdir(folder)).toEqual(FIRST_SESSION_SHOWN);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
