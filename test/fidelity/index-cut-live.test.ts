@@ -182,7 +182,10 @@ describe.skipIf(skip !== null)(`the real Claude Code injects what Memdir predict
   // first session leaves, recorded in first-session-2.1.332.json (replayed without the binary).
   it('an empty MEMORY.md, a blank one, none, and a first session with no memory folder', async () => {
     const recorded = JSON.parse(fs.readFileSync(FIRST_SESSION_FIXTURE, 'utf8')) as FirstSession;
-    for (const [index, bytes] of [['empty', ''], ['blank', '\r\n  \n\uFEFF\n']] as const) {
+    for (const [index, bytes] of [
+      ['empty', ''],
+      ['blank', '\r\n  \n\uFEFF\n'],
+    ] as const) {
       const got = await injectedBy(fake, bytes);
       expect({ index, injected: got.content, sent: got.sent }).toEqual({ index, injected: null, sent: null });
       expect(await shownByMemdir(bytes)).toBe('');

@@ -27,6 +27,22 @@ import { newClaudeCodeSession, recallLikeClaudeCode } from './recall-like-claude
 import { manifestMessage } from './selector-request.js';
 import { folderListing, inListingOrder, RECALL_ORDER_FIXTURE, type RecallOrderFixture, stampAll, tiedFiles } from '../test-support/tied-mtimes.js';
 import { CLAUDE_CODE_RECALL_CAP, scanLikeClaudeCode } from './scan-memories.js';
+import {
+  MODIFIED_FILES,
+  MODIFIED_QUERY,
+  modifiedFilesNow,
+  modifiedLinesOf,
+  RECALL_MODIFIED_FIXTURE,
+  type RecallModifiedRecording,
+  writeModifiedFiles,
+} from '../test-support/claude-code-modified-case.js';
+
+/** The files as written, before any session: what {@link modifiedFilesNow} must still read after one. */
+async function writtenModifiedFiles(dir: string): Promise<Awaited<ReturnType<typeof modifiedFilesNow>>> {
+  await fs.mkdir(dir, { recursive: true });
+  await writeModifiedFiles(dir);
+  return modifiedFilesNow(dir);
+}
 
 const STORES_RECALL_HOW =
   "src/main/recall/claude-code/claude-code-interop.test.ts ('memory-store mode'): captureClaudeCodeRecall on the recall scenario with `files` written beside it, one prompt (`query`), once with `CLAUDE_MEMORY_STORES` = `stores` (offline: never synced) and once without. Per run: the selector's 'Available memories' lines (without their '- '), sorted (files written in one clock tick tie on time, so the client's newest-first order varies), the time of a file written by the run made <time>. Seen: with the setting the selector is also offered every MEMORY.md but the memory dir's own (not one in a team folder that is no store's), the files of the setting's store folders at any depth, dot folders included (team/<mount>/…, not other team/ subfolders), and for a file whose description is missing or null the first line of text with a leading '#'s-and-space dropped, cut at 120 characters; the 200 newest still. Modelled: scan-memories.ts (recallStoreRules).";
@@ -182,6 +198,37 @@ describe.skipIf(!binary.found)(`recall against the real Claude Code${binary.foun
     expect(offeredThroughLinks(manifestMessage((await scanLikeClaudeCode(run.memoryDir)).memories))).toEqual(seen.offered);
     if (process.env.MEMDIR_RECORD_RECALL_LINKS_FIXTURE === '1') await fs.writeFile(RECALL_LINKS_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
     else expect(seen).toEqual(JSON.parse(await fs.readFile(RECALL_LINKS_FIXTURE, 'utf8')));
+  }, 120_000);
+
+  it('metadata.modified and the other keys Memdir keeps on edit: what the client offers and whether it writes them (recorded)', async () => {
+    const run = await captureClaudeCodeRecall({
+      binary: binary.found ? binary.path : '',
+      root: path.join(root, 'modified'),
+      queries: [MODIFIED_QUERY],
+      touch: writeModifiedFiles,
+    });
+    const manifest = (run.requests[0]?.messages as { content: { text: string }[] }[])[0]!.content[0]!.text;
+    const seen: RecallModifiedRecording = {
+      claudeCode: binary.found ? binary.version : '',
+      how: "src/main/recall/claude-code/claude-code-interop.test.ts ('metadata.modified'): captureClaudeCodeRecall on the recall scenario plus `files` (claude-code-modified-case.ts) written with their mtimes, one prompt whose selector answer picks mod_flat_old.md and mod_nested_future.md; `offered`: the selector's manifest lines for the files, in its order; `loaded`: what the transcript then recorded as recalled; `unchanged`: every file's bytes and mtime after the session as written.",
+      files: MODIFIED_FILES,
+      offered: modifiedLinesOf(manifest),
+      loaded: run.loaded,
+      unchanged: JSON.stringify(await modifiedFilesNow(run.memoryDir)) === JSON.stringify(await writtenModifiedFiles(path.join(root, 'modified-written'))),
+    };
+    // Memdir's Claude Code mode on the same folder sends the same request, byte for byte (order, times, descriptions).
+    const memdir = await recallLikeClaudeCode({
+      session: newClaudeCodeSession(run.memoryDir),
+      query: MODIFIED_QUERY.query,
+      provider: null,
+      model: String(run.requests[0]!.model),
+      autoMemoryEnabled: true,
+      memoryStores: null,
+      recallSwitch: { state: 'on', reason: '' },
+    });
+    expect((memdir.request!.messages[0]!.content as { text: string }[])[0]!.text).toBe(manifest);
+    if (process.env.MEMDIR_RECORD_RECALL_MODIFIED_FIXTURE === '1') await fs.writeFile(RECALL_MODIFIED_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+    else expect(seen).toEqual(JSON.parse(await fs.readFile(RECALL_MODIFIED_FIXTURE, 'utf8')));
   }, 120_000);
 
   it('agrees with Memdir on the same memory directory: same requests, same memories loaded', async () => {

@@ -13,6 +13,15 @@ import { type FakeAnthropic, startFakeAnthropic } from '../../llm/test-support/f
 import { RecallService } from '../recall-service.js';
 import { SCENARIO_LOADED, SCENARIO_QUERIES, writeRecallScenario } from '../test-support/claude-code-recall-scenario.js';
 import { CAPTURE_FIXTURE, withoutClaudeCodeOwnParts } from '../test-support/capture-claude-code-recall.js';
+import {
+  MODIFIED_FILES,
+  MODIFIED_QUERY,
+  modifiedFilesNow,
+  modifiedLinesOf,
+  RECALL_MODIFIED_FIXTURE,
+  type RecallModifiedRecording,
+  writeModifiedFiles,
+} from '../test-support/claude-code-modified-case.js';
 
 interface Fixture {
   claudeCode: string;
@@ -86,6 +95,23 @@ describe('Claude Code mode: the exact request of Claude Code 2.1.332', () => {
     expect(manifest).not.toContain('project_old_decision.md');
     expect(manifest).not.toContain('MEMORY.md');
     expect(manifest).not.toMatch(/deeper\.md|draft\.md|sessions\/s\.md|notes\.txt/);
+  });
+});
+
+describe('Claude Code mode: the frontmatter keys Memdir keeps on edit, as Claude Code 2.1.332 reads them', () => {
+  it('offers by mtime, never by `modified` (flat or under metadata:), and no description only under metadata: (recall-modified-2.1.332.json)', async () => {
+    const recorded = JSON.parse(await fs.readFile(RECALL_MODIFIED_FIXTURE, 'utf8')) as RecallModifiedRecording;
+    expect(recorded.files).toEqual(MODIFIED_FILES);
+    await writeModifiedFiles(memoryDir);
+    const before = await modifiedFilesNow(memoryDir);
+    fake.setHandler(() => ({ kind: 'message', text: MODIFIED_QUERY.answer }));
+    const result = await (await serviceWith('claude-sonnet-4-6')).claudeCode({ project: '-work-shop', query: MODIFIED_QUERY.query });
+    // The recall view's "sent to the model": the client's lines for these files, in its order.
+    expect(modifiedLinesOf(result.request!.messages[0]!.content[0]!.text)).toEqual(recorded.offered);
+    expect([result.selected.map((s) => s.file)]).toEqual(recorded.loaded);
+    // Neither the client nor Memdir's recall writes a memory it offers or loads.
+    expect(recorded.unchanged).toBe(true);
+    expect(await modifiedFilesNow(memoryDir)).toEqual(before);
   });
 });
 
