@@ -109,13 +109,20 @@ export function readMemoryMeta(data: unknown, file: string): { meta: MemoryMeta;
   const metadata = record.metadata;
   const nested = metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : null;
   const name = text(pick(record, nested, 'name'))?.trim() || '';
-  const description = text(pick(record, nested, 'description'))?.trim() ?? '';
+  // The description is read at the top only: Claude Code 2.1.332 never reads one under `metadata:`
+  // (its recall manifest and the MEMORY.md it builds: recall-modified-2.1.332.json, observed-built.json).
+  const description = text(record.description)?.trim() ?? '';
   const rawType = pick(record, nested, 'type');
   const type = isMemoryType(rawType) ? rawType : null;
 
   const issues: FrontmatterIssue[] = [];
   if (!name) issues.push({ code: 'bad-frontmatter', message: `${file} has no name in its frontmatter.` });
-  if (!description)
+  if (!description && nested && text(nested.description)?.trim())
+    issues.push({
+      code: 'bad-frontmatter',
+      message: `${file} keeps its description under metadata:, where Claude Code does not read it, so recall never sees it. Move the description to the top of the frontmatter, beside name.`,
+    });
+  else if (!description)
     issues.push({ code: 'bad-frontmatter', message: `${file} has no description: recall chooses memories by their description, so this one is hard to find.` });
   else if (description.includes('\n') || description.includes('\r'))
     issues.push({ code: 'bad-frontmatter', message: `${file} has a description over several lines; recall expects one line.` });

@@ -75,6 +75,19 @@ export function caseInputs(): Record<string, Omit<BuiltCase, 'written' | 'inject
     'empty-index': { files: { ...one, 'MEMORY.md': { text: '', mtime: T0 } } },
     'blank-index': { files: { ...one, 'MEMORY.md': { text: '  \n\n', mtime: T0 } } },
     'team-only': { files: { 'team/a.md': { text: memory('A', 'a team hook'), mtime: T0 } } },
+    // The keys Memdir keeps on edit, under `metadata:` as the client writes them; one description only there.
+    'nested-keys': {
+      files: {
+        'nested-desc.md': {
+          text: '---\nname: nested-desc\nmetadata:\n  type: reference\n  description: a description only under metadata\n  modified: 2031-06-01T00:00:00.000Z\n---\n\nBody.\n',
+          mtime: T0 + 60,
+        },
+        'nested-keys.md': {
+          text: '---\nname: nested-keys\ndescription: flat description, nested keys\nmetadata:\n  node_type: memory\n  type: feedback\n  originSessionId: 11111111-2222-4333-8444-555555555555\n  modified: 2020-01-01T00:00:00.000Z\n---\n\nBody.\n',
+          mtime: T0,
+        },
+      },
+    },
     'memory-off': { files: one, env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' } },
     'memory-off-user': { files: one, settings: { user: { autoMemoryEnabled: false } } },
     'memory-off-project': { files: one, settings: { project: { autoMemoryEnabled: false } } },

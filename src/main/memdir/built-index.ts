@@ -4,10 +4,10 @@
  * and unlisted memories, Health, lint, `memdir show`) and `memdir show --loaded` / the app's
  * index tab ask here, so they agree. Memdir writes nothing: Claude Code does, once.
  *
- * Not replicated: Claude Code orders files of one mtime as its folder listing returns them
- * (Memdir: its own listing's order), reads a description as its recall does (Memdir: its own
- * frontmatter reader, which also reads `metadata.description`), and leaves out a file with a
- * second hard link.
+ * The description is the one Memdir's frontmatter reader gives: the top-level one, never one under
+ * `metadata:` (as the client: observed-built.json, nested-keys). Not replicated: Claude Code orders
+ * files of one mtime as its folder listing returns them (Memdir: its own listing's order), and
+ * leaves out a file with a second hard link.
  */
 import fs from 'node:fs';
 import path from 'node:path';

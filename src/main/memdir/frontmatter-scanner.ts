@@ -239,8 +239,9 @@ function noteCut(source: string, start: number, end: number, path: string[], mea
   let stop = end;
   while (stop > start && source.charCodeAt(stop - 1) === SPACE) stop--;
   if (start + meaning.length >= stop) return;
-  // Only the values recall and the index read count: a name or description, at the top or under `metadata:`.
-  if (!READ_KEYS.has(path[path.length - 1]!) || (path.length > 1 && path[0] !== 'metadata')) return;
+  // Only the values recall and the index read count: a name or description at the top, a name under `metadata:`.
+  const key = path[path.length - 1]!;
+  if (!READ_KEYS.has(key) || (path.length > 1 && (path[0] !== 'metadata' || key === 'description'))) return;
   let line = 1;
   for (let i = source.indexOf('\n'); i !== -1 && i < start; i = source.indexOf('\n', i + 1)) line++;
   cuts.push({ path, line, read: meaning, written: source.slice(start, stop) });

@@ -73,8 +73,8 @@ function parsedDocument(source: string): { doc: YAML.Document; text: string; ret
   return { doc: again, text: quoted, retried: true };
 }
 
-/** Where recall and the index read a name or description: at the top, or under `metadata:`. */
-const READ_PATHS: readonly string[][] = [...READ_KEYS].flatMap((key) => [[key], ['metadata', key]]);
+/** Where recall and the index read a name or description: at the top, or a name under `metadata:` (Claude Code reads no description there). */
+const READ_PATHS: readonly string[][] = [...READ_KEYS].flatMap((key) => (key === 'description' ? [[key]] : [[key], ['metadata', key]]));
 
 /**
  * The name and description values of `doc` (read from `text`) that a comment cuts short: plain
