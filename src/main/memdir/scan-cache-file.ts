@@ -50,8 +50,10 @@ import { writeDataFile } from '../core/safe-fs.js';
  *    builds at session start does (index-build.ts), with an `index-built` hint; they were orphans.
  * 17: a retired team memory (an empty file in team/, R-SYNC) is no memory: not listed, no orphan
  *    problem (a version 16 file lists it and offers it a pointer).
+ * 18: a description only under `metadata:` is not read, as Claude Code 2.1.332 reads none there: the
+ *    memory has no description and a note saying where it is (a version 17 file shows the nested one).
  */
-export const SCAN_CACHE_VERSION = 17;
+export const SCAN_CACHE_VERSION = 18;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */
