@@ -2,7 +2,7 @@
  * Memdir's own secret rules, for what @secretlint/secretlint-rule-preset-recommend 12.0.0
  * lacks (LIBRARIES.md): Google API keys, every Anthropic key kind, JWTs, Stripe, Twilio,
  * Mailgun, PyPI, DigitalOcean, the GitLab token kinds beyond `glpat-`, Memdir's own sync
- * tokens, credentials in any URL, and generic high-entropy assignments — and for two preset
+ * tokens, credentials in any URL and before a host with no scheme (`user:password@host`), and generic high-entropy assignments — and for two preset
  * rules that miss real keys: OpenAI keys ending in a dash, SendGrid keys with more than one
  * dash, SEC1 EC private keys — and every token Claude Code 2.1.332's own team-memory scanner
  * refuses (claude-code-rules.test.ts holds Memdir to its table). Formats follow the
@@ -230,6 +230,41 @@ function urlCredentials(text: string): RuleMatch[] {
     if (looksLikePlaceholderUrlPassword(password, user)) continue;
     const start = m.index + m[0].indexOf(`:${password}@`, m[0].indexOf('://') + 3) + 1;
     found.push({ start, end: start + password.length });
+  }
+  return found;
+}
+
+// user:password@host with no scheme (`deploy:S3cr3tP4ss@db.internal:5432`, as scp, rsync, a
+// connection setting or a note keeps it). Prose writes `a:b@c` too — `Contact:ops@example.com`,
+// `mailto:x@y`, `re:lunch@noon` — so the rule asks more than the URL rule does:
+// - the user starts a word (no scheme's `//`, path, address or word before it: a URL is the URL
+//   rule's) and is no label an e-mail address follows (mailto, email, contact, from, to, cc, …);
+// - the host is a host name with a dot, or any name with a port (`db.internal`, `db:5432`, `10.0.0.5`),
+//   and no `@` follows it (`a:b@c.d@e` is no credential);
+// - the password is no placeholder (as a URL's, heuristics.ts) and looks made: 8 to 128 characters of
+//   three kinds (lower, upper, digit, other), or 12 or more of two kinds with entropy ≥ 3 — but never
+//   only the lower-case letters, digits and `._+-` of an e-mail's local part (`alice.smith2` in
+//   `Owner:alice.smith2@example.com` is an address; a password like that, with no scheme, is missed).
+// Sticky and tried only after a `:` that has a word before it (`hostCredentials`): linear.
+const HOST_CREDENTIALS = /([A-Za-z0-9][A-Za-z0-9._-]{0,63}):([^\s:@/?#'"`<>]{8,128})@([A-Za-z0-9][A-Za-z0-9.-]{0,252})(:[0-9]{1,5})?(?![A-Za-z0-9.@-])/y;
+const EMAIL_LABEL = /^(?:mailto|e-?mail|mail|contact|from|to|cc|bcc|reply-?to|sender|author|owner|by|tel|sip|xmpp|im|re|fwd?|via|ping|dm|cc'd)$/i;
+const EMAIL_LOCAL_PART = /^[a-z0-9._+-]+$/;
+function hostCredentials(text: string): RuleMatch[] {
+  const found: RuleMatch[] = [];
+  for (let colon = text.indexOf(':'); colon !== -1; colon = text.indexOf(':', colon + 1)) {
+    // The user's first character: walk back over user characters (at most 64).
+    let start = colon;
+    while (start > 0 && colon - start < 64 && /[A-Za-z0-9._-]/.test(text[start - 1]!)) start--;
+    if (start === colon || (start > 0 && /[A-Za-z0-9._%+/:@\\-]/.test(text[start - 1]!))) continue;
+    HOST_CREDENTIALS.lastIndex = start;
+    const m = HOST_CREDENTIALS.exec(text);
+    if (m === null || m.index + m[1]!.length !== colon) continue;
+    const [, user, password, host, port] = m as unknown as [string, string, string, string, string | undefined];
+    if (EMAIL_LABEL.test(user) || (!host.includes('.') && port === undefined) || host.endsWith('.')) continue;
+    if (looksLikePlaceholderUrlPassword(password, user) || EMAIL_LOCAL_PART.test(password)) continue;
+    const classes = charClasses(password);
+    if (!(classes >= 3 || (password.length >= 12 && classes >= 2 && entropy(password) >= 3))) continue;
+    found.push({ start: colon + 1, end: colon + 1 + password.length });
   }
   return found;
 }
@@ -482,6 +517,14 @@ const RULE_SPECS: RuleSpec[] = [
     priority: 1,
     hint: /:\/\/[^\s]*@/,
     find: urlCredentials,
+  },
+  {
+    id: 'host-credentials',
+    title: 'Password before a host (user:password@host)',
+    severity: 'error',
+    priority: 1,
+    hint: /:[^\s:@]{8,128}@/,
+    find: hostCredentials,
   },
   {
     id: 'bearer-token',

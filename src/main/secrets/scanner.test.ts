@@ -241,6 +241,17 @@ describe('scanText', () => {
       `https://u:${'b'.repeat(200)}\r\n`.repeat(5_000),
       `postgres://${'a:'.repeat(50_000)}\n${'a:'.repeat(50_000)}@h`,
       `x://${'a'.repeat(90)}:${'b@'.repeat(50_000)}\n`.repeat(2),
+      // Session 42: a Slack webhook's path ending every line, base64 restarts, HTML references,
+      // look-alike letters, and user:password@host tried after every `:`.
+      `https://hooks.slack.com/services/${'T/'.repeat(100)}\n`.repeat(5_000),
+      `hooks.slack.com/${'a/'.repeat(100_000)}\n`,
+      `notes/${'_/-'.repeat(30_000)}${'QUJD'.repeat(20_000)}`,
+      `${'Q'.repeat(60)}\n`.repeat(5_000),
+      '&#x67;&#95;&lowbar;&'.repeat(20_000),
+      'ｇ＿𝐠'.repeat(50_000),
+      `${'a'.repeat(63)}:${'B1b'.repeat(40)}@`.repeat(1_000),
+      `u:${'Ab1!'.repeat(32)}@${'h'.repeat(250)}@`.repeat(300),
+      `${'a:'.repeat(50_000)}${'Xy9:'.repeat(50_000)}@h.io`,
     ];
     for (const text of hostile) {
       const start = performance.now();
@@ -279,6 +290,21 @@ describe('every view a reader could decode (issue 15)', () => {
   const pem = (label: string, magic: string) =>
     `-----BEGIN ${label}PRIVATE KEY-----\n${(magic + r(`${ALNUM}+/`, 64 * 4, 3)).match(/.{1,64}/g)!.join('\n')}\n-----END ${label}PRIVATE KEY-----`;
   const ghp = `ghp_${r(ALNUM, 36, 4)}`;
+  const slackHook = `https://hooks.slack.com/services/T${r('ABCDEFGHJKLMNPQRSTUVWXYZ23456789', 8, 2)}/B${r('ABCDEFGHJKLMNPQRSTUVWXYZ23456789', 10, 3)}/${r(ALNUM, 24, 5)}`;
+  const fullWidth = (s: string): string => [...s].map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join('');
+  // Mathematical bold (U+1D400…): letters and digits only, the rest as is.
+  const mathBold = (s: string): string =>
+    [...s]
+      .map((c) =>
+        /[A-Z]/.test(c)
+          ? String.fromCodePoint(0x1d400 + c.charCodeAt(0) - 65)
+          : /[a-z]/.test(c)
+            ? String.fromCodePoint(0x1d41a + c.charCodeAt(0) - 97)
+            : /[0-9]/.test(c)
+              ? String.fromCodePoint(0x1d7ce + c.charCodeAt(0) - 48)
+              : c,
+      )
+      .join('');
   const FORMS: [string, string][] = [
     [
       'an EC key, indented',
@@ -332,7 +358,60 @@ describe('every view a reader could decode (issue 15)', () => {
       'a URL with a password in base64 as a query value',
       `https://ci/run?auth=${Buffer.from('https://deploy:Tr0ub4dorZq81xW@git.example.org/r').toString('base64')}`,
     ],
+    // Session 42 (what the one scanner still missed): a Slack webhook wrapped at a `/` (LF, CRLF, quoted);
+    ['a Slack webhook wrapped at a slash', `${slackHook.replace('/B', '/\nB')}`],
+    [
+      'a Slack webhook wrapped after its channel, CRLF',
+      `${slackHook.slice(0, slackHook.lastIndexOf('/') + 1)}\r\n${slackHook.slice(slackHook.lastIndexOf('/') + 1)}`,
+    ],
+    ['a Slack webhook wrapped after services/, quoted', `> ${slackHook.replace('services/', 'services/\n> ')}`],
+    // base64 of a token in a path: a link's target, a memory index's line (base64url after a word);
+    ['base64 of a token in a link target', `- [bot](notes/${Buffer.from(ghp).toString('base64')}.md)`],
+    ['base64url of a token after a word in a file name', `- [bot](reference_${base64urlWith(`${ghp}??`)}.md) — release bot`],
+    // HTML character references and percent-encoding;
+    ['a token with a decimal HTML reference', ghp.replace('_', '&#95;')],
+    ['a token with a hexadecimal HTML reference', `&#x67;${ghp.slice(1)}`],
+    ['a token with a named HTML reference', ghp.replace('_', '&lowbar;')],
+    ['a token with its underscore percent-encoded', ghp.replace('_', '%5F')],
+    // full-width and other compatibility look-alikes (read in NFKC, masked where they stand);
+    ['a token in full-width letters', fullWidth(ghp)],
+    ['a token whose prefix is full-width', `${fullWidth(ghp.slice(0, 4))}${ghp.slice(4)}`],
+    ['a token in mathematical bold letters', mathBold(ghp)],
+    // user:password@host with no scheme.
+    ['user:password@host:port with no scheme', 'DB: deploy:S3cr3tP4ss@db.internal:5432'],
+    ['user:password@host as scp takes it', 'scp build.tgz root:Kq9!mZ2xW@10.0.0.5:/srv'],
   ];
+
+  it('masks a secret written in look-alike letters where it stands: the range covers every unit of it as written', async () => {
+    for (const text of [fullWidth(ghp), mathBold(ghp), `x ${ghp.replace('_', '&#95;')} y`, `${slackHook.replace('/B', '/\r\nB')}`]) {
+      const [f] = await scanText(text);
+      expect(f, text).toBeDefined();
+      const masked = text.slice(0, f!.range[0]) + f!.match + text.slice(f!.range[1]);
+      expect(masked, text).not.toMatch(/[A-Za-z0-9\uFF10-\uFF5A\uD835]{12}/);
+      expect(await scanText(masked)).toEqual([]);
+    }
+  });
+
+  it('tells user:password@host from prose and e-mail addresses (the rule in rules.ts HOST_CREDENTIALS)', async () => {
+    for (const text of [
+      'a:b@c',
+      'Contact:ops@example.com',
+      'Owner:alice.smith2@example.com',
+      'mailto:Alice.Smith2@example.com',
+      'Email: bob@example.com',
+      'meet at 10:30@cafe.example',
+      'deploy:changeme@db.internal',
+      'deploy:<password>@db.internal:5432',
+      'x:Abcdefg1@localhost',
+      'note:Important1@team.local@x',
+      'git@github.com:org/repo.git',
+      'ssh -p 2222 deploy@host.internal:repo',
+    ]) {
+      expect(await scanText(text), text).toEqual([]);
+    }
+    const [f] = await scanText('rsync -a deploy:S3cr3tP4ss@db.internal:/backups');
+    expect(f).toMatchObject({ rule: 'memdir/host-credentials', match: `S3${'*'.repeat(8)}` });
+  });
 
   it('names a secret found in base64 by a masked excerpt of the base64 as written', async () => {
     const blob = Buffer.from(`NODE_ENV=production\nGITHUB_TOKEN=${ghp}\n`).toString('base64');
@@ -374,6 +453,14 @@ describe('every view a reader could decode (issue 15)', () => {
       expect(await redactFinding('Nothing secret in here.', findings[0]!)).toEqual({ ok: false, reason: expect.stringContaining('rename the file') });
     }
     expect(await scanText('x', { name: `project_session_9b2e4c1a-7f3d-4e2b-9a1c-5d6e7f8a9b0c.md` })).toEqual([]);
+    // Session 42: base64 of a token in a name, after a word or a folder (base64url has no `/`).
+    for (const encoded of [base64urlWith(`${ghp}??`), Buffer.from(ghp).toString('base64url')]) {
+      for (const name of [`reference_${encoded}.md`, `notes/${encoded}.md`, `${encoded}/notes.md`]) {
+        const findings = await scanText('Nothing secret in here.', { name });
+        expect(findings, name).toEqual([expect.objectContaining({ where: 'name', rule: 'github/GITHUB_TOKEN' })]);
+        expect(encoded, name).toContain(name.slice(...findings[0]!.range));
+      }
+    }
   });
 });
 

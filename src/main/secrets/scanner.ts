@@ -220,7 +220,7 @@ async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
  * One found in base64 is named by the base64 as written (its mask, its fingerprint): that is what
  * the file holds and a person finds in it.
  */
-async function hitsInEveryView(original: string, filePath: string): Promise<Hit[]> {
+async function hitsInEveryView(original: string, filePath: string, lines: 'wrapped' | 'single' = 'wrapped'): Promise<Hit[]> {
   const hits = await hitsIn(original, filePath);
   const decoded = decodedView(original);
   if (decoded) {
@@ -230,7 +230,7 @@ async function hitsInEveryView(original: string, filePath: string): Promise<Hit[
   if (joined) {
     for (const hit of await hitsIn(joined.text, filePath)) hits.push({ ...hit, range: originalRange(joined, ...hit.range), priority: hit.priority - 10 });
   }
-  const encoded = base64View(decoded?.text ?? original);
+  const encoded = base64View(decoded?.text ?? original, lines);
   if (encoded) {
     for (const hit of await hitsIn(encoded.text, filePath)) {
       const inDecoded = originalRange(encoded, ...hit.range);
@@ -289,7 +289,8 @@ async function scanName(rel: string, file: string): Promise<Finding[]> {
   try {
     const view = nameView(rel);
     const hits: Hit[] = [];
-    for (const hit of await hitsInEveryView(view.text, '<name>')) hits.push({ ...hit, range: originalRange(view, ...hit.range) });
+    // One stretch of the name a line: no base64 run goes on onto the next.
+    for (const hit of await hitsInEveryView(view.text, '<name>', 'single')) hits.push({ ...hit, range: originalRange(view, ...hit.range) });
     findings = await findingsOf(file, hits, rel, 'name');
   } catch (error) {
     return failClosed(file, error instanceof Error ? error.message.slice(0, 200) : 'unknown error').map((f) => ({ ...f, line: 0, where: 'name' as const }));

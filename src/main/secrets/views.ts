@@ -3,9 +3,10 @@
  * patterns written for the plain form when it is written the ways notes really hold it: inside
  * a JSON string (`"-----BEGIN EC PRIVATE KEY-----\nMHc…"`), URL-encoded inside another URL
  * (`…%3Fnext%3D…%3Dghp_…`, where the letter before the token defeats word boundaries), in an
- * HTML comment with no space (`<!--sk-ant-…-->`), split by an invisible character, quoted with
+ * HTML comment with no space (`<!--sk-ant-…-->`), as HTML character references (`ghp&#95;…`), in
+ * full-width or other look-alike letters (`ｇｈｐ＿…`), split by an invisible character, quoted with
  * `> ` or indented on every line, wrapped onto the next line, or in base64 (a `.env` piped through
- * `base64`: review x2). The scanner runs its rules — the same rules — on the text as written, on
+ * `base64`: review x2; after a folder or a word in a path, `notes/Z2hw….md`). The scanner runs its rules — the same rules — on the text as written, on
  * `decodedView`, `joinedView` and `base64View` of it, and on `nameView` of a file's path: a token
  * in a file or folder name.
  *
@@ -75,6 +76,46 @@ const JSON_ESCAPE = /\\(?:u([0-9A-Fa-f]{4})|([nrtbf"\\/]))/g;
 const JSON_SIMPLE: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '"': '"', '\\': '\\', '/': '/' };
 // Percent escapes of ASCII characters: credentials are ASCII, and each escape maps to one unit.
 const PERCENT_ESCAPE = /%([0-7][0-9A-Fa-f])/g;
+// HTML character references (a page or a rendered note pasted back: `ghp&#95;…`, `&#x67;hp_…`,
+// `ghp&lowbar;…`): numeric ones (the `;` is optional, as browsers read them), and the named ones
+// of the ASCII punctuation a credential or a URL holds. Each decodes to at most two units.
+const HTML_ENTITY = /&#(?:[xX]([0-9A-Fa-f]{1,6})|([0-9]{1,7}));?|&([A-Za-z]{2,8});/g;
+const HTML_NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  lowbar: '_',
+  UnderBar: '_',
+  period: '.',
+  colon: ':',
+  sol: '/',
+  bsol: '\\',
+  equals: '=',
+  plus: '+',
+  num: '#',
+  percnt: '%',
+  quest: '?',
+  commat: '@',
+  excl: '!',
+  dollar: '$',
+  ast: '*',
+  Hat: '^',
+  tilde: '~',
+  grave: '`',
+  lpar: '(',
+  rpar: ')',
+  semi: ';',
+  comma: ',',
+  verbar: '|',
+  vert: '|',
+  lsqb: '[',
+  rsqb: ']',
+  lcub: '{',
+  rcub: '}',
+  minus: '-',
+};
 // What a quoted or indented line starts with: indentation and `>` quote markers, nested or not.
 const LINE_PREFIX = /(^|\n)([ \t]*(?:>[ \t]?)+[ \t]*|[ \t]+)/g;
 // Multi-line formats, the only ones a per-line prefix can hide.
@@ -87,7 +128,11 @@ const MULTI_LINE_HINT = /PRIVATE KEY|service_account/;
 // `host`): a line that ends inside a URL's `user:password` (no space, `/` or `@` yet; not a port,
 // `https://host:8080`), and the next that goes on up to its `@`; or a line that ends right after
 // that `@`, and the next that starts with the host. The URL rules judge the joined URL as any other.
+// …and a Slack webhook wrapped anywhere after its host (at a `/`, as editors break URLs:
+// `…/services/T0ABC/` and `B0DEF/…` on the next line): its path is the key, and a next line that
+// goes on with a letter or digit is joined; the Slack rules judge the joined URL.
 // Each lookbehind is tried only where a line ends (the lookahead first), so a long line costs one pass.
+const SLACK_HOOK_PATH = String.raw`hooks\.slack\.com\/[A-Za-z0-9/+_-]{0,200}`;
 const URL_USER = String.raw`\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:@/?#'"<>]{0,100}:`;
 const LINE_GOES_ON = String.raw`\r?\n[ \t]*(?:>[ \t]?)*[ \t]*`;
 const SPLIT_TOKEN = new RegExp(
@@ -96,29 +141,72 @@ const SPLIT_TOKEN = new RegExp(
       String.raw`(?<=${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200})${LINE_GOES_ON}(?=[A-Za-z0-9_-]{4})`,
       String.raw`(?<=${URL_USER}[^\s@/?#'"]{0,200})(?<!:[0-9]{1,5})${LINE_GOES_ON}(?=[^\s@/?#'"]{1,200}@[^\s/?#'"<>:]{1,253})`,
       String.raw`(?<=${URL_USER}[^\s@/?#'"]{1,200}@)${LINE_GOES_ON}(?=[A-Za-z0-9][A-Za-z0-9.-]{0,252})`,
+      String.raw`(?<=${SLACK_HOOK_PATH})${LINE_GOES_ON}(?=[A-Za-z0-9])`,
     ].join('|') +
     ')',
   'g',
 );
 
 // Whether any of the above could apply (a line prefix only matters to a multi-line format).
-const ANY_ENCODING =
-  /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|<!--|-->|\\[nrtbf"\\/u]|%[0-7][0-9A-Fa-f]|PRIVATE KEY|service_account/;
-const SPLIT_HINT = new RegExp(String.raw`${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200}\r?\n|:\/\/[^\s/:@]{0,100}:[^\s@/]{0,200}@?\r?\n`);
+const ANY_ENCODING = /[^\x00-\x7F]|<!--|-->|\\[nrtbf"\\/u]|%[0-7][0-9A-Fa-f]|&#|&[A-Za-z]{2,8};|PRIVATE KEY|service_account/;
+const SPLIT_HINT = new RegExp(String.raw`${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200}\r?\n|:\/\/[^\s/:@]{0,100}:[^\s@/]{0,200}@?\r?\n|${SLACK_HOOK_PATH}\r?\n`);
 
 const removeInvisible = rewrite(INVISIBLE, () => '');
 const blankCommentMarkers = rewrite(COMMENT_MARKER, (m) => ' '.repeat(m[0].length));
 const unescapeJson = rewrite(JSON_ESCAPE, (m) => (m[1] !== undefined ? String.fromCharCode(parseInt(m[1], 16)) : JSON_SIMPLE[m[2]!]!));
 const decodePercent = rewrite(PERCENT_ESCAPE, (m) => String.fromCharCode(parseInt(m[1]!, 16)));
+const decodeHtmlEntities = rewrite(HTML_ENTITY, (m) => {
+  if (m[3] !== undefined) return HTML_NAMED[m[3]] ?? null;
+  const code = m[1] !== undefined ? parseInt(m[1], 16) : parseInt(m[2]!, 10);
+  return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : null;
+});
 const stripLinePrefixes = rewrite(LINE_PREFIX, (m) => m[1]!);
 const joinSplitTokens = rewrite(SPLIT_TOKEN, () => '');
+
+/**
+ * The text with every character that has a compatibility form replaced by it (NFKC, one code
+ * point at a time): full-width `ｇｈｐ＿…`, mathematical `𝐠𝐡𝐩`, circled, super- and subscript
+ * letters and digits read as the ASCII a rule knows. For scanning only: each unit of a character's
+ * form points at the character, so a finding is masked where it stands as written. ASCII (most
+ * of every memory) is passed over a stretch at a time.
+ */
+function compatibilityForms(view: TextView): TextView {
+  const { text } = view;
+  const origin: number[] = [];
+  let out = '';
+  let at = 0;
+  let changed = false;
+  for (let i = 0; i < text.length; ) {
+    const code = text.codePointAt(i)!;
+    const width = code > 0xffff ? 2 : 1;
+    if (code < 0x80) {
+      i++;
+      continue;
+    }
+    const char = text.slice(i, i + width);
+    const form = char.normalize('NFKC');
+    if (form !== char) {
+      for (let k = at; k < i; k++) origin.push(view.origin[k]!);
+      out += text.slice(at, i);
+      for (let k = 0; k < form.length; k++) origin.push(view.origin[i]!);
+      out += form;
+      at = i + width;
+      changed = true;
+    }
+    i += width;
+  }
+  if (!changed) return view;
+  for (let k = at; k <= text.length; k++) origin.push(view.origin[k]!);
+  return { text: out + text.slice(at), origin: Int32Array.from(origin) };
+}
 
 /** Decoding rounds: `%253D` is `%3D` once decoded, `=` twice; a JSON string inside a URL and back. */
 const MAX_ROUNDS = 3;
 
 /**
  * The text as a reader would decode it: invisible characters removed, comment markers blanked,
- * JSON escapes and percent escapes undone (repeatedly, for nested encodings), and — where a
+ * characters read in their compatibility form (full-width letters), JSON escapes, percent escapes
+ * and HTML character references undone (repeatedly, for nested encodings), and — where a
  * multi-line format (a PEM block, a service-account JSON) is present — quote markers and
  * indentation stripped from every line. Null when that is the text as written (the common
  * case: most memories hold none of these, and cost one scan).
@@ -126,10 +214,10 @@ const MAX_ROUNDS = 3;
 export function decodedView(text: string): TextView | null {
   // Most memories hold none of these: one test, no allocation.
   if (!ANY_ENCODING.test(text)) return null;
-  let view = blankCommentMarkers(removeInvisible(identity(text)));
+  let view = blankCommentMarkers(compatibilityForms(removeInvisible(identity(text))));
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = view.text;
-    view = decodePercent(unescapeJson(view));
+    view = decodeHtmlEntities(decodePercent(unescapeJson(view)));
     if (view.text === before) break;
   }
   if (MULTI_LINE_HINT.test(view.text)) view = stripLinePrefixes(view);
@@ -207,29 +295,39 @@ export function joinedView(text: string): TextView | null {
 // Node's base64 decoder reads both alphabets (a run mixing them decodes to bytes that are no text,
 // and is left out as binary is).
 const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}(?:\r?\n[A-Za-z0-9+/_-]{4,})*={0,2}(?![A-Za-z0-9+/=_-])/g;
+/** The same on one line. */
+const BASE64_LINE = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])/g;
 /** The shortest run worth decoding: 24 bytes, below which no credential format (nor a `.env` line with one) fits. */
 const MIN_BASE64 = 32;
 /** How much of what a run decodes to must be printable text for it to be text that was encoded. */
 const PRINTABLE_SHARE = 0.95;
+
+/** How many times a run that is no text is tried again after one of its first `/`, `_` or `-` (see {@link base64View}). */
+const MAX_BASE64_RESTARTS = 4;
 
 /**
  * The text that long base64 (or base64url) runs of `text` decode to, where it is text (review x2:
  * a `.env` piped through `base64` and pasted): each run that decodes to (nearly) only printable ASCII, on
  * its own line, every decoded character pointing at the base64 character its bits start in, so a finding in it is located — and masked — in the base64 as written.
  * Binary (an image, a hash) is left out. Null when there is no such run (most memories).
+ *
+ * A run is cut where its lines stop being full (a wrapped run's every line but the last has one
+ * length, a multiple of 4), and a piece that is no text is tried again from after each of its
+ * first few `/`, `_` and `-`: base64 in a path or a file name sits after a folder or a word
+ * (`notes/Z2hw….md`, `reference_Z2hw….md`), characters of the alphabet that put every group of
+ * four out of step. With `lines: 'single'` (a name view: one stretch of a name a line) no run
+ * goes on onto the next line.
  */
-export function base64View(text: string): TextView | null {
+export function base64View(text: string, lines: 'wrapped' | 'single' = 'wrapped'): TextView | null {
   let out = '';
   const origin: number[] = [];
-  for (const m of text.matchAll(BASE64_RUN)) {
-    // Where each base64 character sits in `text`, line breaks left out.
-    const at: number[] = [];
-    for (let i = 0; i < m[0].length; i++) if (m[0][i] !== '\n' && m[0][i] !== '\r') at.push(m.index + i);
-    if (at.length < MIN_BASE64) continue;
+  /** Decode the base64 characters at `at` (offsets in `text`) if they are text; whether they were. */
+  const decode = (at: number[], end: number): boolean => {
+    if (at.length < MIN_BASE64) return false;
     const bytes = Buffer.from(at.map((i) => text[i]).join(''), 'base64');
     let printable = 0;
     for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d) printable++;
-    if (printable < bytes.length * PRINTABLE_SHARE) continue;
+    if (printable < bytes.length * PRINTABLE_SHARE) return false;
     for (let i = 0; i < bytes.length; i++) {
       const b = bytes[i]!;
       out += b < 0x80 ? String.fromCharCode(b) : '?';
@@ -237,7 +335,40 @@ export function base64View(text: string): TextView | null {
       origin.push(at[Math.floor(i / 3) * 4 + (i % 3)]!);
     }
     out += '\n';
-    origin.push(m.index + m[0].length);
+    origin.push(end);
+    return true;
+  };
+  const piece = (at: number[], end: number): void => {
+    if (decode(at, end)) return;
+    let restarts = 0;
+    for (let k = 0; k < at.length && restarts < MAX_BASE64_RESTARTS; k++) {
+      const c = text[at[k]!];
+      if (c !== '/' && c !== '_' && c !== '-') continue;
+      restarts++;
+      if (decode(at.slice(k + 1), end)) return;
+    }
+  };
+  for (const m of text.matchAll(lines === 'single' ? BASE64_LINE : BASE64_RUN)) {
+    // Where each base64 character sits in `text`, line breaks left out, a piece at a time.
+    let at: number[] = [];
+    let full = -1;
+    let lineLength = 0;
+    for (let i = 0; i <= m[0].length; i++) {
+      const c = m[0][i];
+      if (c !== undefined && c !== '\n' && c !== '\r') {
+        at.push(m.index + i);
+        lineLength++;
+        continue;
+      }
+      if (c === '\r') continue;
+      // A line ends: the piece goes on only if every line so far had one full length.
+      if (c === undefined || (full !== -1 && lineLength !== full) || lineLength % 4 !== 0) {
+        piece(at, m.index + i);
+        at = [];
+        full = -1;
+      } else if (full === -1) full = lineLength;
+      lineLength = 0;
+    }
   }
   if (out === '') return null;
   origin.push(text.length);
