@@ -40,6 +40,13 @@ const ghp3 = `ghp_${rand(ALNUM, 36)}`;
 const ghp4 = `ghp_${rand(ALNUM, 36)}`;
 const ghp5 = `ghp_${rand(ALNUM, 36)}`;
 const b64Value = Buffer.from(`ghp_${rand(ALNUM, 36)}`).toString('base64');
+// Session 42: the shapes the one scanner still missed.
+const slack2 = `https://hooks.slack.com/services/T${rand('ABCDEFGHJKLMNPQRSTUVWXYZ23456789', 8)}/B${rand('ABCDEFGHJKLMNPQRSTUVWXYZ23456789', 10)}/${rand(ALNUM, 24)}`;
+const linkB64 = Buffer.from(`ghp_${rand(ALNUM, 36)}`).toString('base64');
+const nameB64 = Buffer.from(`ghp_${rand(ALNUM, 36)}`).toString('base64url');
+const ghp6 = `ghp_${rand(ALNUM, 36)}`;
+const ghp7 = `ghp_${rand(ALNUM, 36)}`;
+const fullWidth = [...`ghp_${rand(ALNUM, 36)}`].map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join('');
 
 /** key → content of files that must stay home, and the secret each one holds. */
 const LEAKS: { key: string; content: string; secret: string }[] = [
@@ -94,6 +101,20 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: 'reference_env_value_b64.md', content: `CI secret, base64 as a .env value:\n\nGH_B64=${b64Value}\n`, secret: b64Value },
   { key: 'MEMORY.md', content: `- [Release bot](reference_bot.md) — token ${ghp5}\n`, secret: ghp5 },
   { key: `${akia}/notes.md`, content: 'A folder named after a key id.\n', secret: akia },
+  // Session 42: a Slack webhook wrapped at a `/` (LF, CRLF), base64 of a token in a link target and in a
+  // file name, HTML references and percent-encoding, full-width letters, user:password@host without a scheme.
+  { key: 'reference_slack_wrapped.md', content: `Alerts hook:\n${slack2.replace('/B', '/\nB')}\n`, secret: slack2.split('/').at(-1)! },
+  {
+    key: 'reference_slack_crlf.md',
+    content: `Alerts hook:\r\n${slack2.slice(0, slack2.lastIndexOf('/') + 1)}\r\n${slack2.slice(slack2.lastIndexOf('/') + 1)}\r\n`,
+    secret: slack2.split('/').at(-1)!,
+  },
+  { key: 'reference_links.md', content: `- [Release bot](notes/${linkB64}.md) — how it logs in\n`, secret: linkB64 },
+  { key: `reference_${nameB64}.md`, content: 'The name says it all.\n', secret: nameB64 },
+  { key: 'reference_wiki.md', content: `Token, copied from the wiki's HTML: ${ghp6.replace('_', '&#95;')}\n`, secret: ghp6.slice(4) },
+  { key: 'reference_wiki_hex.md', content: `Token: &#x67;${ghp7.slice(1).replace('_', '%5F')}\n`, secret: ghp7.slice(4) },
+  { key: 'reference_fullwidth.md', content: `Token (typed with a CJK input method): ${fullWidth}\n`, secret: fullWidth },
+  { key: 'reference_backups.md', content: 'Backups: pg_dump deploy:S3cr3tP4ss@db.internal:5432\n', secret: 'S3cr3tP4ss' },
 ];
 
 // Review x2, F3: files held back for another reason than a secret, a token in their names.
@@ -204,7 +225,7 @@ describe('a team sync to a real server', () => {
     // A token in a file's name is printed nowhere: not in the JSON, the text, nor in what the alert says.
     const text = await memdir(['team', 'status', '--project', '-work-app', '--home', home]);
     const said = [connect.out, sync.out, status.out, text.out, JSON.stringify(alerts.map((a) => [a.title, a.message, a.findings]))].join('\n');
-    expect(IN_NAMES).toHaveLength(2);
+    expect(IN_NAMES).toHaveLength(3);
     for (const leak of IN_NAMES) {
       expect(said).not.toContain(leak.secret);
       expect(text.out).toContain(`Held back: team/${shown(leak)} — team/${shown(leak)} was not uploaded to the team:`);
