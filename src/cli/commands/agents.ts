@@ -69,7 +69,9 @@ local-not-ignored, bad-agent-file, bad-memory-field, other-launch-dir, shared-me
 directory: Claude Code does not read it and tells the sub-agent to write nothing there),
 secret-in-committed-memory (a file of agent memory git commits — project memory, local memory not
 git-ignored — holds a secret, named masked as \`memdir secrets scan\` names it: remove it before you commit;
-once committed, git's history keeps it, so revoke it).
+once committed, git's history keeps it, so revoke it), secret-in-git-history (a secret a commit of
+that folder added is no longer in the file — edited out, renamed or deleted — but git's history
+keeps it: named masked with its commit; revoke it; Memdir reads the history, never rewrites it).
 Exit codes: 0 shown, 2 usage or I/O error (unknown project, a --launch-dir no session of it starts in).`,
   async run({ values, io }) {
     const home = homeFrom(values, io);

@@ -8,8 +8,8 @@ import { AGENT_INDEX_NOT_READ_SENTENCE, agentTypeDirName, listAgentMemories, typ
 import { loadedAgentIndexText } from './list-agents.js';
 
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'init.defaultBranch=main', ...args], { cwd, env: gitEnv, stdio: 'pipe' });
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'init.defaultBranch=main', ...args], { cwd, env: gitEnv, stdio: 'pipe' }).toString();
 }
 
 let tmp: string;
@@ -398,6 +398,60 @@ describe('listAgentMemories (R-AGENT)', () => {
       ]);
       await fs.writeFile(path.join(repo, '.gitignore'), '.claude/agent-memory-local/\n');
       expect((await secretWarnings()).map((w) => w.file)).toEqual([path.join(repo, '.claude/agent-memory/other/notes.md')]);
+    });
+
+    // Session 42: a secret removed from the file (or the file deleted) after it was committed is
+    // still in git's history — read with `git log -p`, never rewritten.
+    const historyWarnings = async () => (await listAgentMemories(home, repo)).warnings.filter((w) => w.code === 'secret-in-git-history');
+    const commit = (message: string) => {
+      git(repo, 'add', '-A', '.claude');
+      git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '-m', message);
+      return git(repo, 'rev-parse', '--short=7', 'HEAD').trim();
+    };
+
+    it('says a secret removed from a committed file is still in its folder git history, masked, with the commit: revoke it', async () => {
+      git(repo, 'init', '-q');
+      await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));
+      const file = await memory(
+        'agent-memory',
+        'deployer/reference_ci.md',
+        `---\nname: ci\ndescription: CI bot\ntype: reference\n---\n\nBot token: ${token}\n`,
+      );
+      const added = commit('agent memory');
+      await fs.writeFile(file, '---\nname: ci\ndescription: CI bot\ntype: reference\n---\n\nBot token: in the vault.\n');
+      expect(await secretWarnings()).toEqual([]);
+      // Not committed yet, and committed: either way the old commit keeps it.
+      const expected = [
+        {
+          code: 'secret-in-git-history',
+          file,
+          message: `.claude/agent-memory/deployer/reference_ci.md held a GitHub token (ghp_************) at line 7 of commit ${added}. The file no longer holds it, but this folder's git history does: anyone with the repository can read it, and a push sends it off this machine. Revoke it (Memdir never rewrites history).`,
+        },
+      ];
+      expect(await historyWarnings()).toEqual(expected);
+      commit('token out');
+      const warnings = await historyWarnings();
+      expect(warnings).toEqual(expected);
+      expect(JSON.stringify(warnings)).not.toContain(token);
+    });
+
+    it('names a deleted file and a token in an old file name the same way; a secret still in the file is told once, as in the file', async () => {
+      git(repo, 'init', '-q');
+      await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));
+      const gone = await memory('agent-memory', 'deployer/old.md', `token ${token}\n`);
+      const named = await memory('agent-memory', `deployer/reference_${token}.md`, 'The token is the name.\n');
+      await memory('agent-memory', 'deployer/still.md', `token ${token}\n`);
+      commit('agent memory');
+      await fs.rm(gone);
+      await fs.rename(named, path.join(path.dirname(named), 'reference_bot.md'));
+      commit('tidy');
+      const warnings = await historyWarnings();
+      expect(warnings.map((w) => w.message.slice(0, w.message.indexOf(' commit ')))).toEqual([
+        '.claude/agent-memory/deployer/old.md held a GitHub token (ghp_************) at line 1 of',
+        '.claude/agent-memory/deployer/reference_ghp_************.md held a GitHub token (ghp_************) in its name in',
+      ]);
+      expect(JSON.stringify(warnings)).not.toContain(token.slice(4));
+      expect((await secretWarnings()).map((w) => w.file)).toEqual([path.join(repo, '.claude/agent-memory/deployer/still.md')]);
     });
   });
 });

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { AGENT_MEMORY_FOLDER, INDEX_FILE } from '../../shared/limits.js';
 import { describeYamlError, listSubfolders, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
 import { agentTypeDirName } from '../../shared/agent-type-name.js';
-import { SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';
@@ -52,7 +52,8 @@ export interface AgentMemoryWarning {
     | 'other-launch-dir'
     | 'shared-memory-folder'
     | 'agent-index-not-read'
-    | 'secret-in-committed-memory';
+    | 'secret-in-committed-memory'
+    | 'secret-in-git-history';
   file?: string;
   message: string;
 }
@@ -341,6 +342,7 @@ async function committedSecretWarnings(launchDir: string, scopes: readonly Agent
   if (inGit.code !== 0 || inGit.stdout.trim() !== 'true') return [];
   const { scanContent } = await import('../secrets/index.js');
   const warnings: AgentMemoryWarning[] = [];
+  for (const scope of scopes) warnings.push(...(await historySecretWarnings(launchDir, scope, scanContent)));
   for (const scope of scopes) {
     // Names as git and Claude Code see them: relative to the launch directory (`.claude/agent-memory/reviewer/x.md`).
     const files = await markdownFiles(scope.memoryDir, { dotFiles: true });
@@ -358,10 +360,7 @@ async function committedSecretWarnings(launchDir: string, scopes: readonly Agent
       const findings = await scanContent(rel, data);
       if (findings.length === 0) continue;
       const shown = findings[0]!.file;
-      const named = findings.slice(0, MAX_NAMED_FINDINGS).map((f) => {
-        const what = f.rule === SCANNER_ERROR_RULE ? f.title.toLowerCase() : `${/^[AEIOU]/.test(f.title) ? 'an' : 'a'} ${f.title} (${f.match})`;
-        return f.where === 'name' ? `${what} in its name` : `${what} at line ${f.line}`;
-      });
+      const named = findings.slice(0, MAX_NAMED_FINDINGS).map((f) => findingWords(f));
       const more = findings.length > MAX_NAMED_FINDINGS ? ` and ${findings.length - MAX_NAMED_FINDINGS} more` : '';
       const where = scope.scope === 'project' ? 'Project agent memory is committed' : 'This local agent memory is not git-ignored, so it is committed';
       const todo = committed.has(rel)
@@ -375,6 +374,107 @@ async function committedSecretWarnings(launchDir: string, scopes: readonly Agent
     }
   }
   return warnings;
+}
+
+/** The most commits of one agent memory folder whose changes are read for secrets (newest first). */
+const MAX_HISTORY_COMMITS = 200;
+
+/** What a finding is, as a warning names it: `a GitHub token (ghp_****…) at line 7`, or `… in its name`. */
+function findingWords(f: Finding, line = f.line): string {
+  const what = f.rule === SCANNER_ERROR_RULE ? f.title.toLowerCase() : `${/^[AEIOU]/.test(f.title) ? 'an' : 'a'} ${f.title} (${f.match})`;
+  return f.where === 'name' ? `${what} in its name` : `${what} at line ${line}`;
+}
+
+/**
+ * A secret that a commit of this agent memory folder added and that the file no longer holds (it
+ * was edited out, the file renamed or deleted): git's history keeps it, and every clone and push
+ * carries it. Read-only — `git log -p` over the folder (the newest MAX_HISTORY_COMMITS commits, as
+ * much as runGit reads) — and never rewritten: the user is told to revoke it. Every added stretch
+ * of lines of a commit is scanned under its file's path (the one scanner, a token in an old name
+ * too); a secret the file still holds is left to `secret-in-committed-memory`. One warning a file,
+ * naming the newest commit that added one of its secrets.
+ */
+async function historySecretWarnings(
+  launchDir: string,
+  scope: AgentMemoryScope,
+  scanContent: (rel: string, data: string) => Promise<Finding[]>,
+): Promise<AgentMemoryWarning[]> {
+  const folder = path.relative(launchDir, scope.memoryDir).split(path.sep).join('/');
+  const log = await runGit(
+    [
+      '-c',
+      'core.quotePath=false',
+      'log',
+      '-p',
+      '-U0',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--no-renames',
+      `--max-count=${MAX_HISTORY_COMMITS}`,
+      '--format=%x00%h',
+      '--',
+      folder,
+    ],
+    launchDir,
+  );
+  if (log.stdout === '') return [];
+  // Added lines, per commit and file, in the order git gives them (newest commit first).
+  const added: { commit: string; file: string; lines: string[]; from: number[] }[] = [];
+  let commit = '';
+  let current: (typeof added)[number] | null = null;
+  let inHeader = false;
+  let next = 0;
+  for (const line of log.stdout.split('\n')) {
+    if (line.startsWith('\0')) {
+      commit = line.slice(1);
+      current = null;
+    } else if (line.startsWith('diff --git ')) {
+      inHeader = true;
+      current = null;
+    } else if (inHeader && line.startsWith('+++ ')) {
+      const target = line.slice(4);
+      current = target === '/dev/null' ? null : { commit, file: target.replace(/^"?b\//, '').replace(/"$/, ''), lines: [], from: [] };
+      if (current) added.push(current);
+    } else if (line.startsWith('@@')) {
+      inHeader = false;
+      next = Number(/\+(\d+)/.exec(line)?.[1] ?? 1);
+    } else if (!inHeader && current && line.startsWith('+')) {
+      current.lines.push(line.slice(1));
+      current.from.push(next++);
+    }
+  }
+  const byFile = new Map<string, { commit: string; findings: Finding[]; lines: number[] }>();
+  for (const change of added) {
+    if (change.lines.length === 0) continue;
+    const text = change.lines.join('\n');
+    const findings = (await scanContent(change.file, text)).filter((f) => f.rule !== SCANNER_ERROR_RULE);
+    if (findings.length === 0) continue;
+    let now: string | null = null;
+    try {
+      now = await fs.readFile(path.join(launchDir, change.file), 'utf8');
+    } catch {
+      now = null;
+    }
+    const gone = findings.filter((f) => (f.where === 'name' ? now === null : !(now ?? '').includes(text.slice(f.range[0], f.range[1]))));
+    if (gone.length === 0) continue;
+    const known = byFile.get(change.file);
+    if (known) {
+      for (const f of gone) {
+        if (!known.findings.some((k) => k.fingerprint === f.fingerprint)) known.findings.push(f);
+      }
+    } else byFile.set(change.file, { commit: change.commit, findings: gone, lines: gone.map((f) => change.from[f.line - 1] ?? f.line) });
+  }
+  return [...byFile.values()].map(({ commit: newest, findings, lines }) => {
+    const shown = findings[0]!.file;
+    const named = findings.slice(0, MAX_NAMED_FINDINGS).map((f, i) => findingWords(f, lines[i]));
+    const more = findings.length > MAX_NAMED_FINDINGS ? ` and ${findings.length - MAX_NAMED_FINDINGS} more` : '';
+    return {
+      code: 'secret-in-git-history' as const,
+      file: path.join(launchDir, shown),
+      message: `${shown} held ${named.join(', ')}${more} ${findings[0]!.where === 'name' ? 'in' : 'of'} commit ${newest}. The file no longer holds it, but this folder's git history does: anyone with the repository can read it, and a push sends it off this machine. Revoke it (Memdir never rewrites history).`,
+    };
+  });
 }
 
 /**
