@@ -238,7 +238,8 @@ function urlCredentials(text: string): RuleMatch[] {
 // connection setting or a note keeps it). Prose writes `a:b@c` too — `Contact:ops@example.com`,
 // `mailto:x@y`, `re:lunch@noon` — so the rule asks more than the URL rule does:
 // - the user starts a word (no scheme's `//`, path, address or word before it: a URL is the URL
-//   rule's) and is no label an e-mail address follows (mailto, email, contact, from, to, cc, …);
+//   rule's), holds a letter (`10:30Review@hq.example` is a time), and is no label an e-mail
+//   address follows (mailto, email, contact, from, to, cc, …);
 // - the host is a host name with a dot, or any name with a port (`db.internal`, `db:5432`, `10.0.0.5`),
 //   and no `@` follows it (`a:b@c.d@e` is no credential);
 // - the password is no placeholder (as a URL's, heuristics.ts) and looks made: 8 to 128 characters of
@@ -260,7 +261,7 @@ function hostCredentials(text: string): RuleMatch[] {
     const m = HOST_CREDENTIALS.exec(text);
     if (m === null || m.index + m[1]!.length !== colon) continue;
     const [, user, password, host, port] = m as unknown as [string, string, string, string, string | undefined];
-    if (EMAIL_LABEL.test(user) || (!host.includes('.') && port === undefined) || host.endsWith('.')) continue;
+    if (!/[A-Za-z]/.test(user) || EMAIL_LABEL.test(user) || (!host.includes('.') && port === undefined) || host.endsWith('.')) continue;
     if (looksLikePlaceholderUrlPassword(password, user) || EMAIL_LOCAL_PART.test(password)) continue;
     const classes = charClasses(password);
     if (!(classes >= 3 || (password.length >= 12 && classes >= 2 && entropy(password) >= 3))) continue;

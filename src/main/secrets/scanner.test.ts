@@ -406,6 +406,9 @@ describe('every view a reader could decode (issue 15)', () => {
       'note:Important1@team.local@x',
       'git@github.com:org/repo.git',
       'ssh -p 2222 deploy@host.internal:repo',
+      `image: myapp:Release2024@sha256:${r(HEX, 64, 3)}`,
+      'npm install strip:npm:String-Width4@4.2.3',
+      'Times: 09:15Standup@Room4.B and 10:30Review@hq.example',
     ]) {
       expect(await scanText(text), text).toEqual([]);
     }
