@@ -1,5 +1,5 @@
 /** The shell of the UI: navigation, live events, theme, keyboard, palette, toasts. */
-import { Suspense, lazy, useEffect } from 'react';
+import { type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent, Suspense, lazy, useEffect, useRef, useState } from 'react';
 import { CommandPalette, usePalette } from './components/CommandPalette.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { JobsBar } from './components/JobsBar.js';
@@ -80,7 +80,53 @@ function navItem(current: boolean, kind = '') {
   return { className: ['nav-item', kind, current ? 'active' : ''].filter(Boolean).join(' '), 'aria-current': current ? ('page' as const) : undefined };
 }
 
+/**
+ * In a narrow window (a 1280 px window at 200 % zoom is 640 CSS px; base.css's @media rule) the
+ * sidebar folds away behind a Menu button at the top: a disclosure, not a dialog. Opening it takes
+ * the focus to the view shown; Escape or the button closes it and gives the focus back to the
+ * button; choosing a view closes it and takes the focus to that view (the entry chosen is no longer
+ * drawn). In a wide window the button is not drawn and the sidebar is always there.
+ */
 function Sidebar() {
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const nav = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const items = nav.current?.querySelectorAll<HTMLElement>('.nav-item');
+    (nav.current?.querySelector<HTMLElement>('.nav-item[aria-current]') ?? items?.[0])?.focus();
+  }, [open]);
+  const close = () => {
+    setOpen(false);
+    toggle.current?.focus();
+  };
+  const onKeyDown = (e: ReactKeyboardEvent) => {
+    if (e.key !== 'Escape' || !open) return;
+    e.preventDefault();
+    close();
+  };
+  const onClick = (e: ReactMouseEvent) => {
+    if (!open || !(e.target instanceof Element) || !e.target.closest('.nav-item')) return;
+    setOpen(false);
+    document.querySelector<HTMLElement>('main.content')?.focus();
+  };
+  return (
+    <>
+      <header className="topbar">
+        <div className="brand">Memdir</div>
+        <button ref={toggle} className="menu-toggle" aria-expanded={open} aria-controls="main-nav" onClick={() => setOpen((o) => !o)} onKeyDown={onKeyDown}>
+          <span aria-hidden="true">☰ </span>Menu
+        </button>
+      </header>
+      {/* Keyboard handlers on the nav only catch what its own buttons pass up (Escape, a chosen view). */}
+      <nav ref={nav} id="main-nav" className={open ? 'sidebar open' : 'sidebar'} aria-label="Main" onKeyDown={onKeyDown} onClick={onClick}>
+        <SidebarItems />
+      </nav>
+    </>
+  );
+}
+
+function SidebarItems() {
   const route = useNav((s) => s.route);
   const go = useNav((s) => s.go);
   const projects = useProjects((s) => s.projects);
@@ -91,7 +137,7 @@ function Sidebar() {
   const openDir = route.view === 'project' ? route.dir : null;
   const current = openDir ? projects.find((p) => p.dir === openDir) : null;
   return (
-    <nav className="sidebar" aria-label="Main">
+    <>
       <div className="brand">Memdir</div>
       <button {...navItem(route.view === 'dashboard')} onClick={() => go({ view: 'dashboard' })}>
         Projects
@@ -151,7 +197,7 @@ function Sidebar() {
           </div>
         )}
       </div>
-    </nav>
+    </>
   );
 }
 

@@ -93,25 +93,27 @@ const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: 
           ),
         )}
       </td>
-      <td>
+      <td data-label="Memories">
         <span className="num">{p.private.total + (p.team?.total ?? 0)}</span> <TypeChips p={p} />
         <div className="muted small">
           {p.private.total} private{p.team ? `, ${p.team.total} team` : ''}
         </div>
       </td>
-      <td>
+      <td data-label="Index">
         <LoadMeter index={p.index} compact cutMemories={p.private.cut + (p.team?.cut ?? 0)} />
       </td>
-      <td>
+      <td data-label="Problems">
         {p.problems.error > 0 && <span className="badge error">{plural(p.problems.error, 'error')}</span>}
         {p.problems.warning > 0 && <span className="badge warning">{plural(p.problems.warning, 'warning')}</span>}
         {p.problems.error + p.problems.warning === 0 && <span className="muted">none</span>}
       </td>
-      <td className="muted">{ago(p.lastChangeMs)}</td>
-      <td>
+      <td className="muted" data-label="Changed">
+        {ago(p.lastChangeMs)}
+      </td>
+      <td data-label="Team">
         <TeamCell dir={p.dir} hasTeamDir={p.team !== null} />
       </td>
-      <td>
+      <td data-label="Dream">
         <DreamCell dir={p.dir} />
       </td>
     </tr>
@@ -217,7 +219,7 @@ export function Dashboard() {
           <input type="checkbox" checked={filter.onlyTeam} onChange={(e) => setFilter({ onlyTeam: e.target.checked })} /> With team memory
         </label>
       </div>
-      <table className="grid" aria-label="Projects">
+      <table className="grid projects" aria-label="Projects">
         <thead>
           <tr>
             {SORTS.map(([key, label]) => (
@@ -232,8 +234,8 @@ export function Dashboard() {
                 </button>
               </th>
             ))}
-            <th>Team</th>
-            <th>Dream</th>
+            <th className="no-sort">Team</th>
+            <th className="no-sort">Dream</th>
           </tr>
         </thead>
         <tbody ref={tbody}>
