@@ -203,4 +203,24 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
     expect(about).toBeTruthy();
     expect(await page.locator(`[id="${about}"]`).textContent()).toContain('unlisted (Not listed in MEMORY.md)');
   });
+
+  // s41 left it to screen readers: the list keeps the focus (aria-activedescendant), so a sighted keyboard user saw "unlisted" and no reason.
+  it("a memory row's badge shows its reason to a sighted keyboard user arrowing to the row; Escape hides it", async () => {
+    await start(`#/p/${DIR}/memories`);
+    const row = page.getByRole('option', { name: 'Unlisted' });
+    await row.waitFor({ timeout: 20_000 });
+    const id = await row.getAttribute('id');
+    await page.keyboard.press('Tab');
+    await page.getByRole('listbox', { name: 'Memories' }).focus();
+    for (let i = 0; i < 10 && (await page.evaluate('document.activeElement.getAttribute("aria-activedescendant")')) !== id; i++)
+      await page.keyboard.press('ArrowDown');
+    const hint = page.locator('.focus-hint');
+    await expect.poll(() => hint.textContent({ timeout: 500 }).catch(() => null)).toBe('unlisted: Not listed in MEMORY.md');
+    // Beside the row, inside the window.
+    const [r, h, width] = await Promise.all([row.boundingBox(), hint.boundingBox(), page.evaluate('window.innerWidth') as Promise<number>]);
+    expect(h!.y).toBeGreaterThanOrEqual(r!.y + r!.height);
+    expect(h!.x + h!.width).toBeLessThanOrEqual(width);
+    await page.keyboard.press('Escape');
+    expect(await hint.count()).toBe(0);
+  });
 });

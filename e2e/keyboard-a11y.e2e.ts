@@ -307,15 +307,25 @@ describe.skipIf(SKIP !== null)(`the app by keyboard and screen reader${SKIP ? ` 
       ...tabs.map((t): [string, string] => [t, `#/p/${encodeURIComponent(CLAWS)}/${t}`]),
       ...['agents', 'review', 'drafts', 'sessions', 'alerts', 'settings'].map((v): [string, string] => [v, `#/${v}`]),
     ];
+    // At 200 % zoom (640 CSS px, session 42): the folded sidebar, its Menu opened, the Projects cards.
+    const narrow: [string, string][] = [
+      ['narrow dashboard', '#/'],
+      ['narrow menu', '#/'],
+      ['narrow memories', `#/p/${encodeURIComponent(CLAWS)}/memories`],
+      ['narrow history', `#/p/${encodeURIComponent(CLAWS)}/history`],
+      ['narrow alerts', '#/alerts'],
+    ];
     const found: string[] = [];
     for (const theme of ['light', 'dark'] as const) {
       // The app follows the system's theme (its default), CodeMirror's editor too.
       await page.emulateMedia({ colorScheme: theme });
-      for (const [name, hash] of views) {
+      for (const [name, hash] of [...views, ...narrow]) {
+        if (name.startsWith('narrow')) await page.setViewportSize({ width: 640, height: 700 });
         await page.goto(`${host.url}${hash}`);
         await page.locator('.content').waitFor();
         await page.waitForTimeout(800);
-        if (name === 'history') await page.getByRole('list', { name: 'History' }).getByRole('button').first().click();
+        if (name.endsWith('history')) await page.getByRole('list', { name: 'History' }).getByRole('button').first().click();
+        if (name === 'narrow menu') await page.getByRole('button', { name: 'Menu' }).click();
 
         await page.evaluate(axe);
         const violations = (await page.evaluate(
@@ -325,6 +335,7 @@ describe.skipIf(SKIP !== null)(`the app by keyboard and screen reader${SKIP ? ` 
         for (const v of violations.filter((v) => v.impact !== 'minor'))
           found.push(`${theme} ${name}: ${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).join(', ')}`);
       }
+      await page.setViewportSize({ width: 1024, height: 700 });
     }
     expect(found).toEqual([]);
   });

@@ -1,9 +1,14 @@
 /**
- * A control's `title` — its explanation ("Put every memory back as it was…") — shown as visible
- * text while the control has the keyboard's focus. The browser shows a title only under a
- * hovering mouse, so a keyboard user never saw it; a screen reader already reads it as the
- * control's description, so this text is hidden from it (read once, not twice). One place for
- * every titled control, instead of a second copy of each explanation beside it.
+ * What the focused control explains, shown as visible text while it has the keyboard's focus:
+ * - a control's `title` ("Put every memory back as it was…"): the browser shows a title only under
+ *   a hovering mouse;
+ * - for a list that keeps the focus itself and points at its active row (aria-activedescendant: the
+ *   memory list), that row's badges and their reasons (Badge's `data-why`): "unlisted: Not listed in
+ *   MEMORY.md". Arrowing to another row shows that row's.
+ * A screen reader already reads both (the title as the control's description, a badge's reason after
+ * its word), so this text is hidden from it (read once, not twice). Escape hides it (WCAG 1.4.13:
+ * dismissible without moving the focus). One place for every titled control and every badge,
+ * instead of a second copy of each explanation beside it.
  */
 import { useEffect, useState } from 'react';
 
@@ -16,34 +21,58 @@ interface Hint {
 /** The widest a hint is drawn; it stays inside the window. */
 const WIDTH = 320;
 
-function hintFor(el: EventTarget | null): Hint | null {
+/** Below `r` if there is room, else above it; never past the window's right edge. */
+function beside(r: DOMRect, text: string): Hint {
+  const below = r.bottom + 6 + 60 < window.innerHeight;
+  return {
+    text,
+    top: below ? r.bottom + 6 : Math.max(4, r.top - 6 - 60),
+    left: Math.max(4, Math.min(r.left, window.innerWidth - Math.min(WIDTH, window.innerWidth - 8) - 4)),
+  };
+}
+
+function hintFor(el: Element | null): Hint | null {
   if (!(el instanceof HTMLElement) || !el.matches(':focus-visible')) return null;
+  const activeId = el.getAttribute('aria-activedescendant');
+  if (activeId) {
+    const row = document.getElementById(activeId);
+    const reasons = row ? [...row.querySelectorAll<HTMLElement>('[data-why]')].map((b) => `${b.textContent?.trim()}: ${b.dataset.why}`) : [];
+    return row && reasons.length > 0 ? beside(row.getBoundingClientRect(), reasons.join('\n')) : null;
+  }
   const text = el.getAttribute('title')?.trim();
   // A title that only repeats what the control says adds nothing to show.
   if (!text || text === el.textContent?.trim() || text === el.getAttribute('aria-label')) return null;
-  const r = el.getBoundingClientRect();
-  const below = r.bottom + 6 + 60 < window.innerHeight;
-  return { text, top: below ? r.bottom + 6 : Math.max(4, r.top - 6 - 60), left: Math.max(4, Math.min(r.left, window.innerWidth - WIDTH - 4)) };
+  return beside(el.getBoundingClientRect(), text);
 }
 
 export function FocusHint() {
   const [hint, setHint] = useState<Hint | null>(null);
   useEffect(() => {
-    const show = (e: FocusEvent) => setHint(hintFor(e.target));
+    const show = () => setHint(hintFor(document.activeElement));
     const hide = () => setHint(null);
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') hide();
+    };
+    // A list's active row moves with the arrows, the focus stays on the list.
+    const rows = new MutationObserver(show);
+    rows.observe(document.body, { attributes: true, attributeFilter: ['aria-activedescendant'], subtree: true });
     document.addEventListener('focusin', show);
     document.addEventListener('focusout', hide);
-    // A scrolled page moves the control from under its hint.
-    document.addEventListener('scroll', hide, true);
+    // Capture: before a control's own Escape moves the focus (whose new hint then shows).
+    document.addEventListener('keydown', onKey, true);
+    // A scrolled page moves the control from under its hint; a scrolled list brings its active row into view.
+    document.addEventListener('scroll', show, true);
     return () => {
+      rows.disconnect();
       document.removeEventListener('focusin', show);
       document.removeEventListener('focusout', hide);
-      document.removeEventListener('scroll', hide, true);
+      document.removeEventListener('keydown', onKey, true);
+      document.removeEventListener('scroll', show, true);
     };
   }, []);
   if (!hint) return null;
   return (
-    <div className="focus-hint" role="tooltip" aria-hidden="true" style={{ top: hint.top, left: hint.left, maxWidth: WIDTH }}>
+    <div className="focus-hint" role="tooltip" aria-hidden="true" style={{ top: hint.top, left: hint.left, maxWidth: Math.min(WIDTH, window.innerWidth - 8) }}>
       {hint.text}
     </div>
   );
