@@ -251,6 +251,14 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
           expect(await table.getByRole('button', { name: new RegExp(`^${sort}`) }).isVisible(), sort).toBe(true);
         }
         expect(await outside(zoomed, 'table[aria-label="Projects"] *:not(.no-sort)')).toEqual([]);
+        // And in Chromium's own accessibility tree (what a screen reader gets), not only by the DOM's roles: a table
+        // drawn with display: block / grid keeps its rows, cells and column headers.
+        const cdp = await zoomed.context().newCDPSession(zoomed);
+        const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { role?: { value?: string } }[] };
+        const roles = nodes.map((n) => n.role?.value);
+        expect(roles.filter((r) => r === 'columnheader').length).toBe(7);
+        expect(roles.filter((r) => r === 'row').length).toBe(4);
+        expect(roles.filter((r) => r === 'cell' || r === 'gridcell').length).toBe(21);
       } finally {
         await zoomed.close();
       }
