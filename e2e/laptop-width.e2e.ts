@@ -281,6 +281,7 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
       // The focus goes to the view shown: the project's Memories tab.
       const focused = () => narrow.evaluate('document.activeElement.textContent + "|" + document.activeElement.getAttribute("aria-current")');
       expect(await focused()).toBe('Memories|page');
+      await narrow.screenshot({ path: artifact('zoom-menu-640.png') });
       expect(await sideways(narrow)).toEqual([]);
       await narrow.keyboard.press('Escape');
       expect(await menu.getAttribute('aria-expanded')).toBe('false');
