@@ -291,3 +291,36 @@ export async function writeDataFile(file: string, data: string | Uint8Array, opt
   });
   await writeFileAtomic(dir, path.basename(file), data, opts);
 }
+
+/**
+ * Appends whole lines to a data file (a log), durably (fsync): all of `text` or none of it. The
+ * disk refusing part-way (full: a short write, or ENOSPC) cuts the file back to where it was and
+ * throws a sentence, so no torn line is left for the next append to glue its own line onto —
+ * where a reader would lose both. One write of whole lines: appends from two processes never
+ * interleave within a line.
+ */
+export async function appendDataLines(file: string, text: string, opts: { mode?: number } = {}): Promise<void> {
+  const dir = path.dirname(file);
+  const where = (err: unknown) => explain(err, 'write', path.basename(file), dir);
+  await fs.mkdir(dir, { recursive: true }).catch((err: unknown) => {
+    throw where(err);
+  });
+  const handle = await fs.open(file, 'a', opts.mode ?? 0o600).catch((err: unknown) => {
+    throw where(err);
+  });
+  try {
+    const start = (await handle.stat()).size;
+    const bytes = Buffer.from(text, 'utf8');
+    try {
+      const { bytesWritten } = await handle.write(bytes);
+      // A short write is the disk running out part-way: the rest would only fail on ENOSPC.
+      if (bytesWritten < bytes.length) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      await handle.sync();
+    } catch (err) {
+      await handle.truncate(start).catch(() => undefined);
+      throw where(err);
+    }
+  } finally {
+    await handle.close();
+  }
+}

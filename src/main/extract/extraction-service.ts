@@ -47,6 +47,12 @@ interface Running {
 /** Extraction jobs of the running app (see the module comment). */
 export class ExtractionService {
   private readonly running = new Map<string, Running>();
+  /**
+   * Turn ends whose run failed (a full disk, say) before extraction ever read their transcript:
+   * counted into the next run's `newTurns`, so those turns are read then — not skipped as ones
+   * that ended before Memdir watched.
+   */
+  private readonly unread = new Map<string, number>();
   private closed = false;
 
   constructor(private readonly deps: ExtractionServiceDeps) {}
@@ -89,7 +95,13 @@ export class ExtractionService {
       let next: ExtractRequest | null = request;
       while (next && !this.closed) {
         entry.again = null;
-        await this.runJob(file, project, next, next.newTurns ?? 1).catch(() => undefined);
+        const newTurns = (next.newTurns ?? 1) + (this.unread.get(file) ?? 0);
+        const ran = await this.runJob(file, project, next, newTurns).then(
+          () => true,
+          () => false,
+        );
+        if (ran) this.unread.delete(file);
+        else this.unread.set(file, newTurns);
         next = entry.again;
       }
       this.running.delete(file);

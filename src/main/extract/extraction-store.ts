@@ -20,7 +20,7 @@ import {
   extractionLogEntrySchema,
   proposalSchema,
 } from '../../shared/contract/extract.js';
-import { writeDataFile } from '../core/safe-fs.js';
+import { appendDataLines, writeDataFile } from '../core/safe-fs.js';
 import type { TranscriptCursor } from '../transcripts/index.js';
 
 const LOG_FILE = 'log.jsonl';
@@ -100,17 +100,10 @@ export class ExtractionStore {
     if (entries.length === 0) return this.appending;
     const run = this.appending.then(async () => {
       const text = (await Promise.all(entries.map(loggable))).map((e) => `${JSON.stringify(e)}\n`).join('');
-      await fs.mkdir(this.dir, { recursive: true });
       const size = (await fs.stat(this.logFile).catch(() => null))?.size ?? 0;
       if (size > LOG_ROTATE_BYTES) await fs.rename(this.logFile, path.join(this.dir, 'log.1.jsonl')).catch(() => undefined);
-      const handle = await fs.open(this.logFile, 'a', 0o600);
-      try {
-        // One write of whole lines: appends from two processes never interleave within a line.
-        await handle.write(text);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      // All the lines or none (a full disk): a torn line would swallow the next run's own.
+      await appendDataLines(this.logFile, text);
     });
     this.appending = run.catch(() => undefined);
     return run;
