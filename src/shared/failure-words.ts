@@ -137,6 +137,22 @@ export function failureSentence(error: unknown): string {
 }
 
 /**
+ * A sentence about `subject` (a file, a folder) followed by why `error` happened: the one place an
+ * outer sentence takes in an inner one. The inner sentence's own naming of the same subject is not
+ * said twice — "Could not write team/x.md: the disk … is full", never "Could not write team/x.md:
+ * Cannot write team/x.md: the disk … is full" — and a bare system error is said in words
+ * (failureWords), never `EACCES: permission denied, symlink '…'`. No final full stop is added.
+ */
+export function withReason(outer: string, subject: string, error: unknown): string {
+  const message = ((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '').trim();
+  if (/^E[A-Z]+:/.test(message) || message === '') return `${outer}: ${failureWords(error)}`;
+  // "Cannot write team/x.md: why", "Could not read x.md: why": only the why, when it names the same subject.
+  const named = /^(?:Cannot|Could not|Can't) [a-z]+ (.+?): (.+)$/s.exec(message);
+  const same = named && (named[1] === subject || subject.endsWith(`/${named[1]}`) || named[1]!.endsWith(`/${subject}`));
+  return `${outer}: ${same ? named[2] : message}`;
+}
+
+/**
  * Why `text` is not JSON, as a person counts (`it is not valid JSON (line 2, column 5)`), never
  * the parser's own wording; `error` is what JSON.parse threw.
  */

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { failureSentence, failureWords, knownFailureWords, notJsonWords } from '../../shared/failure-words.js';
+import { failureSentence, failureWords, knownFailureWords, notJsonWords, withReason } from '../../shared/failure-words.js';
 
 const CODE = /\b(E[A-Z]{3,}|UND_ERR_[A-Z_]+|SQLITE_[A-Z]+)\b|fetch failed/;
 
@@ -88,5 +88,36 @@ describe('failureWords', () => {
       error = e;
     }
     expect(notJsonWords('{\n  "a": 1\n  "b": 2\n}', error)).toBe('it is not valid JSON (line 3, column 3)');
+  });
+});
+
+describe('withReason', () => {
+  it('an outer sentence takes in the inner one without naming its file twice, and a system error in words', () => {
+    const inner = new Error('Cannot write team/x.md: the disk holding /h/memory is full — free some space and try again');
+    expect(withReason('Could not write team/x.md', 'team/x.md', inner)).toBe(
+      'Could not write team/x.md: the disk holding /h/memory is full — free some space and try again',
+    );
+    // Named relative to its own folder inside: the same file.
+    expect(withReason('Could not write team/x.md', 'team/x.md', new Error('Cannot write x.md: permission denied in /h/team'))).toBe(
+      'Could not write team/x.md: permission denied in /h/team',
+    );
+    // Another subject stays as said.
+    expect(withReason('Could not write team/x.md', 'team/x.md', new Error("Cannot take Memdir's lock: the disk is full"))).toBe(
+      "Could not write team/x.md: Cannot take Memdir's lock: the disk is full",
+    );
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-words-'));
+    try {
+      let error: unknown;
+      try {
+        fs.symlinkSync('/nowhere', path.join(dir, 'missing', 'memdir'));
+      } catch (e) {
+        error = e;
+      }
+      const said = withReason(`The memdir command could not be installed at ${dir}/missing/memdir`, `${dir}/missing/memdir`, error);
+      expect(said).toBe(`The memdir command could not be installed at ${dir}/missing/memdir: it does not exist`);
+      expect(said).not.toMatch(CODE);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CommandInstall } from '../../shared/contract/desktop.js';
 import { MemdirError } from '../../shared/errors.js';
+import { withReason } from '../../shared/failure-words.js';
 import { errCode } from '../core/fs-errors.js';
 
 export interface CommandInstallOptions {
@@ -87,7 +88,7 @@ export async function installMemdirCommand(options: CommandInstallOptions): Prom
   if (status.installed) return status;
   const target = status.path;
   await fs.mkdir(path.dirname(target), { recursive: true }).catch((error: unknown) => {
-    throw new CommandInstallError('io-failed', `The memdir command could not be installed at ${target}: ${(error as Error).message}`, { cause: error });
+    throw new CommandInstallError('io-failed', withReason(`The memdir command could not be installed at ${target}`, target, error), { cause: error });
   });
   try {
     if (platform === 'win32') {
@@ -105,7 +106,7 @@ export async function installMemdirCommand(options: CommandInstallOptions): Prom
     }
   } catch (error) {
     if (errCode(error) === 'EEXIST') throw new CommandInstallError('exists', `${target} appeared meanwhile; Memdir leaves it alone.`, { cause: error });
-    throw new CommandInstallError('io-failed', `The memdir command could not be installed at ${target}: ${(error as Error).message}`, { cause: error });
+    throw new CommandInstallError('io-failed', withReason(`The memdir command could not be installed at ${target}`, target, error), { cause: error });
   }
   return commandInstallStatus(options);
 }

@@ -80,4 +80,34 @@ describe.skipIf(smallDiskUnavailable !== null)(`a team pull when the disk says n
       data.unmount();
     }
   });
+
+  it('with only the memory folder full, the refusal names the file once, in words', async () => {
+    const a = await makeClient(root, 'a3', server, server.tokens[0]!);
+    // b3's home alone on a small disk: the file's write is refused, History has room.
+    const home = mountSmallDisk(path.join(root, 'b3', 'home'), 4 * 1024 * 1024);
+    try {
+      const b = await makeClient(root, 'b3', server, server.tokens[1]!);
+      await a.write('pager.md', '# Pager\nRotates weekly.\n');
+      expect((await a.sync.sync()).error).toBeNull();
+      expect((await b.sync.sync()).error).toBeNull();
+      const newer = `# Pager\n${randomBytes(40_000).toString('hex')}\n`;
+      await a.write('pager.md', newer);
+      expect((await a.sync.sync()).error).toBeNull();
+
+      home.leaveFree(8 * 1024);
+      const refused = await b.sync.sync();
+      home.free();
+      const reasons = refused.pull.refused.map((r) => r.reason);
+      expect(reasons).toHaveLength(1);
+      // "Could not write team/pager.md: the disk … is full — …", never "…: Cannot write team/pager.md: …".
+      expect(reasons[0]).toMatch(/^Could not write team\/pager\.md: the disk holding .* is full — free some space and try again$/);
+      expect(reasons[0]!.match(/pager\.md/g)).toHaveLength(1);
+      expect(await b.read('pager.md')).toBe('# Pager\nRotates weekly.\n');
+
+      expect((await b.sync.sync()).error).toBeNull();
+      expect(await b.read('pager.md')).toBe(newer);
+    } finally {
+      home.unmount();
+    }
+  });
 });

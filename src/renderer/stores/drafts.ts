@@ -9,7 +9,7 @@ import { INDEX_FILE } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import { RpcError } from '../../shared/contract/rpc-error.js';
 import { call } from '../transport/transport.js';
-import { messageOf } from './errors.js';
+import { messageOf, sentenceOf } from './errors.js';
 import { useToasts } from './toasts.js';
 
 /** One key per file (a new memory: one per project). */
@@ -160,7 +160,7 @@ function write(draft: Omit<StoredDraft, 'savedAt'>): Promise<void> {
       if (error instanceof RpcError && error.code === 'conflict') {
         // Another window's draft of this file: said, and this window's kept over it only when the person says so.
         useToasts.getState().show('error', error.message, { label: 'Keep mine instead', run: () => void keepOver(draft) });
-      } else useToasts.getState().show('error', `Your draft could not be kept: ${messageOf(error)} It is still in the editor.`);
+      } else useToasts.getState().show('error', `Your draft could not be kept: ${sentenceOf(error)} It is still in the editor.`);
     }
   });
 }

@@ -93,3 +93,27 @@ describe("the editor's own delete and rename leave no draft behind", () => {
       expect(host.useDrafts.getState().drafts).toEqual({});
     });
 });
+
+describe('a draft the disk refused', () => {
+  beforeEach(() => vi.resetModules());
+
+  it("says the host's sentence with its full stop, then that the draft is still in the editor", async () => {
+    const full = "Cannot take Memdir's lock: the disk holding /d/locks is full — free some space and try again";
+    const transport: Transport = {
+      kind: 'host',
+      async call(name): Promise<WireResult> {
+        if (name === 'drafts.list') return { ok: true, result: { drafts: [] } };
+        return { ok: false, error: { code: 'unavailable', message: full } };
+      },
+      subscribe: () => () => undefined,
+    };
+    const { setTransport } = await import('../transport/transport.js');
+    setTransport(transport);
+    const { useDrafts } = await import('./drafts.js');
+    const { useToasts } = await import('./toasts.js');
+    const draft = { dir: '-work-app', scope: 'private' as const, file: 'foo.md', memoryDir: doc('foo.md').memoryDir, baseText: doc('foo.md').text };
+    useDrafts.getState().keep({ ...draft, name: 'foo', description: 'd', type: 'feedback', body: 'typed', newFile: '', frontmatter: null });
+    await useDrafts.getState().flush();
+    expect(useToasts.getState().toasts.map((t) => t.text)).toEqual([`Your draft could not be kept: ${full}. It is still in the editor.`]);
+  });
+});

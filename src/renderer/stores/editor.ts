@@ -18,7 +18,7 @@ import { memoryTextTooLarge } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
 import { coalescedReads } from './coalesced-read.js';
 import { draftKey, isThisWindow, useDrafts } from './drafts.js';
-import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
+import { messageOf, type SecretAsk, secretAskOf, sentenceOf } from './errors.js';
 import { useNav } from './nav.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
@@ -519,7 +519,7 @@ export const useEditor = create<EditorState>()((set, get) => {
         return file;
       } catch (error) {
         if (!sameTarget(get().target, target)) {
-          useToasts.getState().show('error', `${target.file ?? 'The new memory'} was not saved: ${messageOf(error)} Your edit is kept as a draft.`);
+          useToasts.getState().show('error', `${target.file ?? 'The new memory'} was not saved: ${sentenceOf(error)} Your edit is kept as a draft.`);
           return null;
         }
         const ask = secretAskOf(error, options.allowSecrets);

@@ -9,6 +9,16 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * messageOf as a sentence, ending in a full stop, for a notice that says more after it ("… It is
+ * still in the editor."): the host's sentences about a file end without one ("Cannot write a.md:
+ * the disk … is full — free some space and try again").
+ */
+export function sentenceOf(error: unknown): string {
+  const message = messageOf(error).trimEnd();
+  return /[.!?…]$/.test(message) ? message : `${message}.`;
+}
+
 /** The input that overrules a refusal (`allowHttp`), for the view to offer that choice; null when none does. */
 export function overruledByOf(error: unknown): string | null {
   return error instanceof RpcError ? (error.overruledBy ?? null) : null;

@@ -21,6 +21,7 @@
 import { foldPathKey } from '../../../shared/path-key.js';
 import { parseEtag } from '../../../shared/protocol/sync.js';
 import { utf8Length } from '../../../shared/utf8.js';
+import { withReason } from '../../../shared/failure-words.js';
 import { isDiskRefusal } from '../../core/fs-errors.js';
 import { changeWasTakenBack, listHistory, transact } from '../../history/index.js';
 import { takenNameRefusal } from '../../memdir/index.js';
@@ -413,7 +414,7 @@ async function applyKey(
       // Not fetched again while the server's version is the same — unless the disk refused it
       // (full, read-only): once there is room, the next sync writes it.
       if (!isDiskRefusal(error)) e.failedWrites.set(key, entry.sha256);
-      const said = await shownRefusal(key, `Could not write ${e.rel(key)}: ${(error as Error).message}`);
+      const said = await shownRefusal(key, withReason(`Could not write ${e.rel(key)}`, e.rel(key), error));
       cycle.report.pull.refused.push(said);
       const { texts } = await maskedForShowing(key, [(error as Error).message]);
       await e.raise(e.topic('write', e.rel(key)), {
