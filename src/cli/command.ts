@@ -61,6 +61,17 @@ export class CliFailure extends MemdirError<'failed'> {
 /** The exit codes are src/shared/errors.ts's, where the table that uses them is. */
 export { EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS };
 
+/**
+ * The one exit-code contract of every command, as `memdir --help` prints it and README's "The
+ * `memdir` command" quotes it word for word (readme.test.ts checks); a command's own --help says
+ * only what 1 means for it.
+ */
+export const EXIT_CODES_HELP = `Exit codes: 0 done; 1 it ran but could not do it all (every unit failed or nothing could be done,
+problems found, conflicts left, not started, held back), its output says what; 2 usage, bad input or an
+I/O error (one line on stderr); 130 stopped by Ctrl-C (143 by SIGTERM), once a write under way is
+finished: nothing is left half-written. Done in part is 0 when the rest is taken up by the next run by
+itself (extract's turns the model failed on), 1 when it waits for you (conflicts, problems).`;
+
 export const homeOption: OptionSpec = { type: 'string', valueName: 'H', description: 'Claude Code home (default: $CLAUDE_CONFIG_DIR, else ~/.claude)' };
 export const jsonOption: OptionSpec = { type: 'boolean', description: 'print JSON instead of text' };
 

@@ -11,12 +11,13 @@
  * its sentence follows this rule's.
  * Exit 130 (SIGINT) or 143 (SIGTERM), as a shell reports a process the signal ended. A command that
  * answers the signal itself (`memdir dream` cancels its dream, `memdir server` stops gracefully)
- * says so in its spec (`ownInterrupt`) and is run without this.
+ * says so in its spec (`ownInterrupt`) and is run without this; it hears the signal through
+ * {@link hearSignals}, so it exits with the same code (the server, whose only end is a signal, exits 0).
  */
 import { isLockHeld, whenNoLockHeld } from '../main/core/index.js';
 import type { CliIo } from './command.js';
 
-const EXIT_BY_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
+export const EXIT_BY_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
 type Stop = keyof typeof EXIT_BY_SIGNAL;
 const KEY: Record<Stop, string> = { SIGINT: 'Ctrl-C', SIGTERM: 'SIGTERM' };
 
@@ -57,4 +58,40 @@ export async function runInterruptibly(
   } finally {
     for (const signal of signals) process.off(signal, onSignal);
   }
+}
+
+/**
+ * For a command that answers Ctrl-C and SIGTERM itself (`ownInterrupt`: a dream cancels itself
+ * and reports it): keeps the process up to let it, aborts `signal` at the first one (the work
+ * stops where it safely can), and a second one stops at once saying what that leaves (`cutShort`).
+ * `stopped()` is the exit code the command then returns (130 or 143) with `say` on stderr, or null
+ * when no signal came.
+ */
+export function hearSignals(name: string, io: CliIo, cutShort: string, exit: (code: number) => void = (code) => process.exit(code)) {
+  let heard: Stop | null = null;
+  const controller = new AbortController();
+  const onSignal = (signal: Stop) => {
+    if (heard) {
+      io.err(`memdir ${name}: stopped at once (${KEY[signal]} again). ${cutShort}\n`);
+      exit(EXIT_BY_SIGNAL[signal]);
+      return;
+    }
+    heard = signal;
+    controller.abort(new Error(`Stopped by ${KEY[signal]} (${signal}).`));
+  };
+  const signals = Object.keys(EXIT_BY_SIGNAL) as Stop[];
+  for (const signal of signals) process.on(signal, onSignal);
+  return {
+    signal: controller.signal,
+    /** Stop listening (the command's work is over). */
+    dispose: () => {
+      for (const signal of signals) process.off(signal, onSignal);
+    },
+    /** The exit code of the signal that came, once `say` (what the stop kept) is on stderr; null when none came. */
+    stopped: (say: string): number | null => {
+      if (!heard) return null;
+      io.err(`memdir ${name}: stopped (${KEY[heard]}). ${say}\n`);
+      return EXIT_BY_SIGNAL[heard];
+    },
+  };
 }

@@ -1,9 +1,9 @@
 /**
  * `memdir` command-line entry: parses arguments, dispatches to a command, turns every failure
- * into a one-line message and an exit code (0 fine, 1 problems found, 2 usage or I/O error).
+ * into a one-line message and an exit code (command.ts EXIT_CODES_HELP: the one contract).
  */
 import path from 'node:path';
-import { type CliIo, type CommandSpec, EXIT_ERROR, UsageError } from './command.js';
+import { type CliIo, type CommandSpec, EXIT_CODES_HELP, EXIT_ERROR, UsageError } from './command.js';
 import { MemdirError, errorMapping, oneLine } from '../shared/errors.js';
 import { VERSION, resolveDataDir, workInDataDir } from '../main/core/index.js';
 import { visibleText } from '../shared/visible-text.js';
@@ -44,8 +44,7 @@ export function globalHelp(commands: CommandSpec[]): string {
     ...commands.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
     '',
     "Run `memdir <command> --help` (or `memdir help <command>`) for a command's options and JSON output.",
-    'Exit codes: 0 fine, 1 problems found, 2 usage or I/O error.',
-    'Ctrl-C stops with exit 130, once a write under way is finished: nothing is left half-written.',
+    EXIT_CODES_HELP,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -109,14 +109,45 @@ describe('Ctrl-C while a model-backed command waits on the model', () => {
   it('a dream cut while the model consolidates changes nothing and rolls its lock back; it says so', async () => {
     const before = await snapshot(fx.memoryDir);
     const run = await memdir(['dream', '--force', '--project', fx.cwd, '--json'], true);
-    expect(run.code).toBe(1);
+    // Exit 130, as every command stopped by Ctrl-C: a script tells a stop from a failure (exit 1).
+    expect(run.code).toBe(130);
     const json = JSON.parse(run.out) as { status: string; changed: unknown[]; rev: unknown; error: string };
     expect(json).toMatchObject({ status: 'cancelled', changed: [], rev: null });
     expect(json.error).toContain('SIGINT');
+    expect(run.err).toBe('memdir dream: stopped (Ctrl-C). The dream was cancelled before it changed anything: its lock is rolled back.\n');
     expect(await snapshot(fx.memoryDir)).toEqual(before);
     // The lock is rolled back: the project was never consolidated, so a dream may start again at once.
     const status = await memdir(['dream', 'status', '--project', fx.cwd, '--json']);
     expect((JSON.parse(status.out) as { lastConsolidatedAt: unknown }).lastConsolidatedAt).toBeNull();
+  });
+});
+
+describe('one exit code for what a model-backed command could not do', () => {
+  it('extract exits 1 when every turn failed at the model (the JSON says which, and its shape stays); the turns stay new', async () => {
+    fake.setHandler(() => ({ kind: 'error', status: 500 }));
+    await newTurn('Remember: never mock the database.');
+    const run = await memdir(['extract', '--project', fx.cwd, '--json']);
+    expect(run.code, run.err).toBe(1);
+    const json = JSON.parse(run.out) as { turns: { skipped: boolean; reason?: string }[]; transcripts: { pending: boolean }[] };
+    expect(json.turns).toEqual([expect.objectContaining({ skipped: true, reason: 'model-failed' })]);
+    expect(json.transcripts).toEqual([expect.objectContaining({ pending: true })]);
+    // The text says it too, in its last line: nothing was extracted, and what to do.
+    const text = await memdir(['extract', '--project', fx.cwd]);
+    expect(text.code).toBe(1);
+    expect(text.out.trimEnd().split('\n').at(-1)).toMatch(/^Nothing extracted: the model failed on every turn it was asked about/);
+  });
+
+  it('extract exits 0 when some turns were done and others failed at the model (partial: the rest is retried by the next run)', async () => {
+    await newTurn('Remember: never mock the database.');
+    const other = fx.builder('22222222-2222-4222-8222-222222222222');
+    other.prompt('Remember: tabs, not spaces.').assistant('ok', { stopReason: 'end_turn' });
+    await fs.appendFile(fx.transcript('22222222-2222-4222-8222-222222222222'), other.take());
+    let asked = 0;
+    fake.setHandler(() => (asked++ === 0 ? operationsReply() : { kind: 'error', status: 500 }));
+    const run = await memdir(['extract', '--project', fx.cwd, '--json']);
+    expect(run.code, run.err).toBe(0);
+    const json = JSON.parse(run.out) as { turns: { skipped: boolean; reason?: string }[] };
+    expect(json.turns.map((t) => t.reason ?? 'done').sort()).toEqual(['done', 'model-failed']);
   });
 });
 
@@ -127,16 +158,18 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   return files;
 }
 
-const failures: [string, FakeReply][] = [
-  ['a refused key (401)', { kind: 'error', status: 401, type: 'authentication_error', message: `invalid x-api-key ${KEY}` }],
-  ['rate limited (429, retry-after)', { kind: 'error', status: 429, retryAfterMs: 1 }],
-  ['a server error (500)', { kind: 'error', status: 500 }],
-  ['a body cut mid-way', { kind: 'message', text: 'x'.repeat(500), cutAfterBytes: 40 }],
-  ['an HTML page with 200', { kind: 'malformed', body: '<html><body>Bad gateway</body></html>', contentType: 'text/html' }],
+// The last field: extract's exit. A failure worth retrying leaves the turn new (exit 1: nothing extracted);
+// one that is not (a refused key, an answer that is no answer) has the offline rules do the turn (exit 0).
+const failures: [string, FakeReply, number][] = [
+  ['a refused key (401)', { kind: 'error', status: 401, type: 'authentication_error', message: `invalid x-api-key ${KEY}` }, 0],
+  ['rate limited (429, retry-after)', { kind: 'error', status: 429, retryAfterMs: 1 }, 1],
+  ['a server error (500)', { kind: 'error', status: 500 }, 1],
+  ['a body cut mid-way', { kind: 'message', text: 'x'.repeat(500), cutAfterBytes: 40 }, 1],
+  ['an HTML page with 200', { kind: 'malformed', body: '<html><body>Bad gateway</body></html>', contentType: 'text/html' }, 0],
 ];
 
-describe('a misbehaving endpoint: a sentence, valid JSON, exit 0 with the fallback, never the key', () => {
-  it.each(failures)('%s', async (_what, reply) => {
+describe('a misbehaving endpoint: a sentence, valid JSON, exit 0 with the fallback (extract: 1 when the turn is left for a retry), never the key', () => {
+  it.each(failures)('%s', async (_what, reply, extractExit) => {
     fake.setHandler(() => reply);
     await newTurn('Remember: never mock the database.');
     const runs = [
@@ -144,8 +177,8 @@ describe('a misbehaving endpoint: a sentence, valid JSON, exit 0 with the fallba
       await memdir(['extract', '--project', fx.cwd, '--dry-run', '--json']),
       await memdir(['dream', '--force', '--dry-run', '--project', fx.cwd, '--json']),
     ];
-    for (const run of runs) {
-      expect(run.code, run.err).toBe(0);
+    for (const [i, run] of runs.entries()) {
+      expect(run.code, run.err).toBe(i === 1 ? extractExit : 0);
       expect(() => JSON.parse(run.out) as unknown).not.toThrow();
       expect(run.out + run.err).not.toContain('AbCdEfGh');
       expect(run.out + run.err).not.toMatch(/ECONNRESET|ECONNREFUSED|SyntaxError|Unexpected token|at .*\.ts:\d+/);

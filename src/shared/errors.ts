@@ -9,7 +9,7 @@
  */
 import type { RpcErrorCode } from './contract/define.js';
 
-/** The CLI's exit codes (README "Exit codes"): 0 fine, 1 problems found, 2 usage or I/O error. */
+/** The CLI's exit codes (src/cli/command.ts EXIT_CODES_HELP says what each means): 0 done, 1 not all done, 2 usage or I/O error. */
 export const EXIT_OK = 0;
 export const EXIT_PROBLEMS = 1;
 export const EXIT_ERROR = 2;

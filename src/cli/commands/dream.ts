@@ -4,8 +4,9 @@
  * shared lock, four phases, one history entry, record in Memdir's data dir, model and crash sweep
  * as the app's "Dream now" — without jobs: progress goes to stderr.
  */
-import { type CliIo, type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import { type CliIo, type CommandSpec, EXIT_OK, EXIT_PROBLEMS, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
+import { hearSignals } from '../interrupt.js';
 import { homeFrom } from './scan.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { type DreamRunResult, DreamService } from '../../main/dream/index.js';
@@ -148,16 +149,19 @@ or, when the dream did not start: {"id": null, "status": "not-started", "reason"
 With a model (ANTHROPIC_API_KEY, the key saved in Memdir's settings, or the Claude Code CLI, as the
 app's "Dream now") Consolidate is a bounded tool-using loop; without one, or if it fails, deterministic
 rules: duplicates merged, relative dates made absolute, stale facts and contradictions flagged. Undo with \`memdir dream revert <id>\`.
-Ctrl-C before apply cancels the dream: nothing changed, the lock rolled back ("cancelled", exit 1); once apply
-has begun it is finished whole first and reported as done.
-Exit codes: 0 done (completed, nothing to change, dry run), 1 not started (gates closed, lock held),
-held back for confirmation, or cancelled, 2 usage or I/O error, or the dream failed.`,
+Ctrl-C before apply cancels the dream: nothing changed, the lock rolled back (it prints "cancelled" and exits 130,
+as every command Ctrl-C stops); once apply has begun it is finished whole first, reported, then exit 130.
+Exit codes: 0 done (completed, nothing to change, dry run), 1 not done: not started (gates closed, lock held),
+held back for confirmation, or the dream failed ("error" says why), 2 usage or I/O error, 130 Ctrl-C (143 SIGTERM).`,
   async run({ values, io }) {
     const { home, loc } = await project(values, io);
     let lastPhase = '';
-    // Ctrl+C cancels the dream (the lock is rolled back): keep the process up to report it.
-    const onSigint = () => undefined;
-    process.on('SIGINT', onSigint);
+    // Ctrl-C cancels the dream (the lock is rolled back): keep the process up to report it, then exit as every command stopped so.
+    const signals = hearSignals(
+      'dream',
+      io,
+      'A dream cut short while it applied is put back by the next `memdir dream` or `memdir dream status` (History keeps what it wrote).',
+    );
     let result: DreamRunResult;
     try {
       result = await dreamsFor(io, home).run(loc, {
@@ -166,6 +170,7 @@ held back for confirmation, or cancelled, 2 usage or I/O error, or the dream fai
         allowDeletes: values['allow-deletes'] === true,
         dryRun: values['dry-run'] === true,
         offline: values.offline === true,
+        signal: signals.signal,
         onProgress: (p) => {
           if (values.json || p.phase === lastPhase) return;
           lastPhase = p.phase;
@@ -173,7 +178,7 @@ held back for confirmation, or cancelled, 2 usage or I/O error, or the dream fai
         },
       });
     } finally {
-      process.off('SIGINT', onSigint);
+      signals.dispose();
     }
     const { record } = result;
     if (!record) {
@@ -199,8 +204,13 @@ held back for confirmation, or cancelled, 2 usage or I/O error, or the dream fai
       if (record.rev) io.out(`\nUndo with: memdir dream revert ${record.id}\n`);
       if (record.status === 'needs-confirmation') io.out(`\nApply it anyway with: memdir dream confirm ${record.id}\n`);
     }
-    if (record.status === 'failed' || record.status === 'interrupted') return 2;
-    return record.status === 'completed' || record.status === 'no-changes' || record.status === 'dry-run' ? 0 : 1;
+    const stopped = signals.stopped(
+      record.status === 'cancelled'
+        ? 'The dream was cancelled before it changed anything: its lock is rolled back.'
+        : `The dream had begun to apply its changes: it finished them whole first (${record.status}).`,
+    );
+    if (stopped !== null) return stopped;
+    return record.status === 'completed' || record.status === 'no-changes' || record.status === 'dry-run' ? EXIT_OK : EXIT_PROBLEMS;
   },
 };
 
@@ -248,12 +258,13 @@ export const dreamConfirmCommand: CommandSpec = {
   args: ['<id>'],
   options: { json: jsonOption },
   details: `Applies exactly the changes the held-back dream showed; files changed since are left alone.
-JSON: the same as \`memdir dream --json\`. Exit codes: 0 applied, 2 usage or I/O error (unknown id, not held back, lock held).`,
+JSON: the same as \`memdir dream --json\`. Exit codes: 0 applied, 1 not applied (it failed, or a newer dream ran first),
+2 usage or I/O error (unknown id, not held back, lock held).`,
   async run({ positionals, io, values }) {
     const record = await dreamsFor(io, homeFrom(values, io)).confirmNow(positionals[0]!);
     if (values.json) printJson(io, dreamJson(record));
     else io.out(`${record.report}\n`);
-    return record.status === 'completed' || record.status === 'no-changes' ? 0 : 2;
+    return record.status === 'completed' || record.status === 'no-changes' ? EXIT_OK : EXIT_PROBLEMS;
   },
 };
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, CliFailure, EXIT_OK, EXIT_PROBLEMS, homeOption, jsonOption, printJson } from '../command.js';
 import { plural, table } from '../format.js';
 import { homeFrom } from './scan.js';
 import type { TurnOutcome } from '../../shared/contract/extract.js';
@@ -64,7 +64,10 @@ source "extract"); an update that overlaps an edit made while the model answered
 queued, with the reason. The first run on a project reads its whole history: try --dry-run first.
 A turn in which the agent itself wrote into the memory directory is skipped (R-EXCLUSIVE);
 nothing is written when Claude Code's autoMemoryEnabled is false (R-SETTINGS).
-Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
+Exit codes: 0 done, also when some turns were done and the model failed on others (those stay new: the next run
+takes them up; "reason": "model-failed" names them); 1 nothing extracted: the model failed on every turn it was
+asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C. A model that cannot be used at all
+(a refused key, an answer that is no answer) does the turn by the offline path instead: done, "message" says why.`,
   async run({ values, io }) {
     // Loaded here, not at the top: `memdir hook` shares this process image and must start fast.
     const { resolveDataDir } = await import('../../main/core/index.js');
@@ -113,9 +116,14 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
         files.push({ path: transcript.path, readOutcome: 'ok', reset: null, pending: true, resumed: false, busy: true });
       }
     }
+    // Exit 1 when nothing could be extracted: the model failed on every turn it was asked about (they stay new).
+    // Some turns done and others failed is done (0): the failed ones are taken up by the next run by themselves.
+    const failed = turns.filter((t) => t.reason === 'model-failed').length;
+    const nothingDone = failed > 0 && turns.every((t) => t.skipped);
+    const code = nothingDone ? EXIT_PROBLEMS : EXIT_OK;
     if (values.json) {
       printJson(io, { project: location.dir, memoryDir: location.memoryDir, mode: settings.extraction.mode, dryRun, turns, transcripts: files });
-      return 0;
+      return code;
     }
     io.out(
       `Extraction in ${location.key} (${dryRun ? 'dry run, ' : ''}mode ${settings.extraction.mode}, ${provider.kind === 'offline' ? 'offline' : `model ${provider.modelFor('extract')}`})\n`,
@@ -150,6 +158,10 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
       if (f.pending) io.out(`note: ${path.basename(f.path)} has turns left for a retry (the model failed in a way worth retrying).\n`);
       if (f.reset) io.out(`note: ${f.reset}\n`);
     }
-    return 0;
+    if (nothingDone)
+      io.out(
+        `Nothing extracted: the model failed on every turn it was asked about (${plural(failed, 'entry', 'entries')} above). They stay new: run \`memdir extract\` again later.\n`,
+      );
+    return code;
   },
 };
