@@ -7,6 +7,7 @@ import { type CliIo, type CommandSpec, EXIT_CODES_HELP, EXIT_ERROR, UsageError }
 import { MemdirError, errorMapping, oneLine } from '../shared/errors.js';
 import { VERSION, resolveDataDir, workInDataDir } from '../main/core/index.js';
 import { visibleText } from '../shared/visible-text.js';
+import { inTerminalWords } from '../shared/surface-words.js';
 import { failureSentence } from '../shared/failure-words.js';
 
 /** An option as usage and --help show it: `--name` or `--name VALUE`. */
@@ -156,10 +157,12 @@ function findCommand(argv: string[], commands: CommandSpec[]): { spec: CommandSp
  * The one place every CLI output goes through (issue 15, finding 7): server answers, team and
  * file names, error messages and memory contents come from outside, and a terminal obeys the
  * escape sequences they may hold. Control and format characters are written as `\uXXXX`
- * (visible-text.ts) — in JSON output too, where that is the same string once parsed.
+ * (visible-text.ts) — in JSON output too, where that is the same string once parsed. A way the
+ * app names (a Settings field, a tab) is said the terminal's way (surface-words.ts).
  */
 function terminalSafe(io: CliIo): CliIo {
-  return { ...io, out: (text) => io.out(visibleText(text)), err: (text) => io.err(visibleText(text)) };
+  const say = (text: string) => visibleText(inTerminalWords(text));
+  return { ...io, out: (text) => io.out(say(text)), err: (text) => io.err(say(text)) };
 }
 
 /**

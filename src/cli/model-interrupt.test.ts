@@ -34,7 +34,7 @@ interface Run {
 }
 
 /** The real memdir; with `ctrlC`, a real SIGINT once the model has been asked (and left hanging). */
-function memdir(args: string[], ctrlC = false): Promise<Run> {
+function memdir(args: string[], ctrlC = false, extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -43,6 +43,7 @@ function memdir(args: string[], ctrlC = false): Promise<Run> {
       ANTHROPIC_API_KEY: KEY,
       ANTHROPIC_BASE_URL: fake.url,
       NO_COLOR: '1',
+      ...extraEnv,
     };
     delete env.MEMDIR_DEBUG;
     const child = spawn(process.execPath, ['--import', 'tsx', MEMDIR, ...args], { env, cwd: path.resolve(import.meta.dirname, '../..') });
@@ -148,6 +149,35 @@ describe('one exit code for what a model-backed command could not do', () => {
     expect(run.code, run.err).toBe(0);
     const json = JSON.parse(run.out) as { turns: { skipped: boolean; reason?: string }[] };
     expect(json.turns.map((t) => t.reason ?? 'done').sort()).toEqual(['done', 'model-failed']);
+  });
+});
+
+describe("the terminal names its own way to fix a model's failure, never the app's", () => {
+  // What only the app has (a Settings field, a tab, a click) is not how a terminal does it.
+  const APP_WORDS = /in Settings|Settings →|Dream tab|in one click/;
+
+  it('a model that took too long: allow more time is the setting in settings.json, named by its key', async () => {
+    await updateAppSettings(fx.dataDir, { recall: { timeoutMs: 1_000 } });
+    const run = await memdir(['recall', '--project', fx.cwd, '--query', 'sql orm', '--json']);
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).toContain('did not answer within 1.0 s');
+    expect(run.out).toContain("allow more time (model.timeoutMs, or recall.timeoutMs for a recall, in Memdir's settings.json)");
+    expect(run.out + run.err).not.toMatch(APP_WORDS);
+  });
+
+  it('a refused key is checked in ANTHROPIC_API_KEY; an API chosen without a key is set there too', async () => {
+    fake.setHandler(() => ({ kind: 'error', status: 401, type: 'authentication_error', message: 'invalid x-api-key' }));
+    await newTurn('Remember: never mock the database.');
+    const refused = await memdir(['extract', '--project', fx.cwd, '--dry-run']);
+    expect(refused.out).toContain("Check ANTHROPIC_API_KEY (or the key saved in the app's Settings).");
+    expect(refused.out + refused.err).not.toMatch(APP_WORDS);
+
+    await updateAppSettings(fx.dataDir, { model: { provider: 'anthropic' } });
+    const noKey = await memdir(['recall', '--project', fx.cwd, '--query', 'sql orm', '--json'], false, { ANTHROPIC_API_KEY: '' });
+    expect(noKey.out).toContain(
+      "The Anthropic API is chosen in Memdir's settings (model.provider in settings.json) but no API key is set: set ANTHROPIC_API_KEY",
+    );
+    expect(noKey.out + noKey.err).not.toMatch(APP_WORDS);
   });
 });
 

@@ -144,7 +144,9 @@ describe('memdir extract', () => {
     const refused = await run('extract', '--project', fx.dir);
     expect(refused.out).toContain('queued');
     expect(refused.out).toContain('session-1: The model could not be used: The API refused the key (HTTP 401)');
-    expect(refused.out).toContain('Check the key in Settings or ANTHROPIC_API_KEY. Offline path instead: 1 "remember this" statement offered as suggestion.');
+    expect(refused.out).toContain(
+      `Check ANTHROPIC_API_KEY (or the key saved in the app's Settings). Offline path instead: 1 "remember this" statement offered as suggestion.`,
+    );
     await fs.appendFile(fx.transcript(), fx.builder().prompt('Remember that deploys happen on Tuesdays.').assistant('ok', { stopReason: 'end_turn' }).take());
     fake.enqueue({ kind: 'message', text: 'Sure, noted.' });
     const prose = await run('extract', '--project', fx.dir);

@@ -58,8 +58,8 @@ export const extractCommand: CommandSpec = {
              "model"?: {"provider", "model", "tokens", "costUsd", "latencyMs"}}],
   "transcripts": [{"path", "readOutcome", "reset", "pending", "resumed", "busy"}]}
 Each entry covers the turns from firstUuid to lastUuid of one session (usually one turn; a
-backlog is sent to the model a few turns at a time). The mode is Memdir's setting (Settings →
-Extraction): "review" queues proposals for the app's review queue, "apply" writes them (history
+backlog is sent to the model a few turns at a time). The mode is Memdir's setting extraction.mode (in
+<data dir>/settings.json; the app's Settings → Extraction): "review" queues proposals for the app's review queue, "apply" writes them (history
 source "extract"); an update that overlaps an edit made while the model answered is not written but
 queued, with the reason. The first run on a project reads its whole history: try --dry-run first.
 A turn in which the agent itself wrote into the memory directory is skipped (R-EXCLUSIVE);

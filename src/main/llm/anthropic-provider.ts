@@ -22,6 +22,7 @@ import {
   ZERO_USAGE,
 } from './types.js';
 import type { UsageLog } from './usage-log.js';
+import { WAYS } from '../../shared/surface-words.js';
 
 /** The public API, used when neither settings nor `ANTHROPIC_BASE_URL` name another. */
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -224,12 +225,12 @@ export class AnthropicProvider implements ModelProvider {
   private classify(error: unknown, context: { timedOut: boolean; aborted: boolean; timeoutMs: number }): LlmError {
     const retries = this.options.maxRetries;
     const after = retries > 0 ? ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '';
-    const checkUrl = 'the base URL in Settings (or ANTHROPIC_BASE_URL).';
+    const checkUrl = `${WAYS.baseUrl.app}.`;
     if (context.aborted) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
     if (context.timedOut || error instanceof APIConnectionTimeoutError) {
       return new LlmError('timeout', `The model did not answer within ${(context.timeoutMs / 1000).toFixed(1)} s.`, {
         cause: error,
-        tryAgain: 'Try again later, or allow more time in Settings.',
+        tryAgain: `Try again later, or ${WAYS.moreModelTime.app}.`,
       });
     }
     if (error instanceof APIUserAbortError) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
@@ -239,7 +240,7 @@ export class AnthropicProvider implements ModelProvider {
       const detail = this.redact(((error.error as { error?: { message?: unknown } } | undefined)?.error?.message as string | undefined) ?? '').slice(0, 200);
       const said = detail ? `: ${detail.replace(/\.+$/, '')}` : '';
       if (status === 401 || status === 403)
-        return new LlmError('auth', `The API refused the key (HTTP ${status})${said}. Check the key in Settings or ANTHROPIC_API_KEY.`, {
+        return new LlmError('auth', `The API refused the key (HTTP ${status})${said}. ${WAYS.checkKey.app}.`, {
           status,
           cause: error,
         });
@@ -266,11 +267,9 @@ export class AnthropicProvider implements ModelProvider {
     }
     if (error instanceof APIError) {
       const why = knownFailureWords(error);
-      return new LlmError(
-        'network',
-        `The API at ${this.baseURL} could not be reached${why ? ` (${why})` : ''}. Check the network connection and the base URL in Settings (or ANTHROPIC_BASE_URL).`,
-        { cause: error },
-      );
+      return new LlmError('network', `The API at ${this.baseURL} could not be reached${why ? ` (${why})` : ''}. Check the network connection and ${checkUrl}`, {
+        cause: error,
+      });
     }
     if (error instanceof SyntaxError) {
       return new LlmError('bad-response', `The API's answer was cut short or was not JSON. Try again; if it keeps happening, check ${checkUrl}`, {

@@ -12,6 +12,7 @@ import { ClaudeCliProvider } from './claude-cli-provider.js';
 import { redact } from './redact.js';
 import { type CompleteResult, LlmError, type ModelProvider, type ModelTask, type ProviderStatus } from './types.js';
 import { UsageLog } from './usage-log.js';
+import { WAYS } from '../../shared/surface-words.js';
 
 /** The provider used when no model can be reached: every call rejects with kind `offline`. */
 export class OfflineProvider implements ModelProvider {
@@ -67,7 +68,7 @@ export async function resolveProvider(settings: AppSettings, env: NodeJS.Process
   const models = settings.model.models;
   const choice = settings.model.provider;
   if (options.offline) return new OfflineProvider(models, 'Offline mode: model features use their offline paths.');
-  if (choice === 'offline') return new OfflineProvider(models, 'Offline mode is chosen in Settings: model features use their offline paths.');
+  if (choice === 'offline') return new OfflineProvider(models, `Offline mode ${WAYS.providerChosen.app}: model features use their offline paths.`);
   const usageLog = options.usageLog ?? new UsageLog(options.dataDir);
   const common = { models, timeoutMs: settings.model.timeoutMs, usageLog };
 
@@ -81,11 +82,7 @@ export async function resolveProvider(settings: AppSettings, env: NodeJS.Process
       return new AnthropicProvider({ ...common, apiKey: key.key, keySource: key.source, baseURL, maxRetries: settings.model.maxRetries });
     }
     if (choice === 'anthropic') {
-      return new OfflineProvider(
-        models,
-        'The Anthropic API is chosen in Settings but no API key is set: add one in Settings or set ANTHROPIC_API_KEY.',
-        'error',
-      );
+      return new OfflineProvider(models, `The Anthropic API ${WAYS.providerChosen.app} but no API key is set: ${WAYS.addKey.app}.`, 'error');
     }
   }
 
@@ -93,6 +90,6 @@ export async function resolveProvider(settings: AppSettings, env: NodeJS.Process
   const found = await cli.detect();
   if (found.available) return cli;
   if (choice === 'claude-cli')
-    return new OfflineProvider(models, `The Claude Code CLI is chosen in Settings but cannot run: ${found.reason ?? 'not found'}`, 'error');
-  return new OfflineProvider(models, 'No API key and no Claude Code CLI found: model features use their offline paths. Add a key in Settings to use a model.');
+    return new OfflineProvider(models, `The Claude Code CLI ${WAYS.providerChosen.app} but cannot run: ${found.reason ?? 'not found'}`, 'error');
+  return new OfflineProvider(models, `No API key and no Claude Code CLI found: model features use their offline paths. ${WAYS.addKeyToUse.app}`);
 }

@@ -1,0 +1,34 @@
+/**
+ * How a person does something, in the words of each surface that shows a sentence: the app's (a
+ * Settings field, a tab, a click) and the terminal's (an environment variable, a `memdir` command,
+ * a key of Memdir's `<data dir>/settings.json`). A sentence that tells how is written once, with
+ * the app's words taken from here; the CLI's one output filter (src/cli/main.ts) puts the
+ * terminal's in their place. One table with both columns: a rewording cannot reach one surface and
+ * miss the other. Neither side may hold a double quote or a backslash (the filter runs on JSON too).
+ */
+export const WAYS = {
+  moreModelTime: {
+    app: 'allow more time in Settings',
+    cli: "allow more time (model.timeoutMs, or recall.timeoutMs for a recall, in Memdir's settings.json)",
+  },
+  baseUrl: { app: 'the base URL in Settings (or ANTHROPIC_BASE_URL)', cli: "ANTHROPIC_BASE_URL (or model.baseURL in Memdir's settings.json)" },
+  checkKey: { app: 'Check the key in Settings or ANTHROPIC_API_KEY', cli: "Check ANTHROPIC_API_KEY (or the key saved in the app's Settings)" },
+  providerChosen: { app: 'is chosen in Settings', cli: "is chosen in Memdir's settings (model.provider in settings.json)" },
+  addKey: { app: 'add one in Settings or set ANTHROPIC_API_KEY', cli: "set ANTHROPIC_API_KEY (or save one in the app's Settings)" },
+  addKeyToUse: { app: 'Add a key in Settings to use a model.', cli: 'Set ANTHROPIC_API_KEY to use a model.' },
+  addApiKey: { app: 'add an API key in Settings.', cli: 'set ANTHROPIC_API_KEY.' },
+  recallModel: { app: 'the recall model in Settings', cli: "the recall model (model.models.recall in Memdir's settings.json)" },
+  confirmDream: { app: 'Review and confirm it in the Dream tab.', cli: "Review it, then apply it with `memdir dream confirm` and the dream's id." },
+  personalConnect: { app: 'connect again in Settings → Personal sync.', cli: 'connect again with `memdir personal connect`.' },
+  oneClickSuggestion: {
+    app: 'Offline: a suggestion to make into a memory in one click.',
+    cli: "Offline: a suggestion, waiting in the app's review queue to be made into a memory.",
+  },
+} as const satisfies Record<string, { app: string; cli: string }>;
+
+/** `text` as the terminal says it: each of the app's ways (WAYS' `app`) in the CLI's words. */
+export function inTerminalWords(text: string): string {
+  if (!/Settings|tab|click/.test(text)) return text;
+  for (const { app, cli } of Object.values(WAYS)) if (text.includes(app)) text = text.split(app).join(cli);
+  return text;
+}
