@@ -5,9 +5,8 @@
 import path from 'node:path';
 import { type CliIo, type CommandSpec, EXIT_CODES_HELP, EXIT_ERROR, UsageError } from './command.js';
 import { MemdirError, errorMapping, oneLine } from '../shared/errors.js';
-import { VERSION, resolveDataDir, workInDataDir } from '../main/core/index.js';
+import { VERSION, inTerminal, resolveDataDir, workInDataDir } from '../main/core/index.js';
 import { visibleText } from '../shared/visible-text.js';
-import { inTerminalWords } from '../shared/surface-words.js';
 import { failureSentence } from '../shared/failure-words.js';
 
 /** An option as usage and --help show it: `--name` or `--name VALUE`. */
@@ -157,12 +156,11 @@ function findCommand(argv: string[], commands: CommandSpec[]): { spec: CommandSp
  * The one place every CLI output goes through (issue 15, finding 7): server answers, team and
  * file names, error messages and memory contents come from outside, and a terminal obeys the
  * escape sequences they may hold. Control and format characters are written as `\uXXXX`
- * (visible-text.ts) — in JSON output too, where that is the same string once parsed. A way the
- * app names (a Settings field, a tab) is said the terminal's way (surface-words.ts).
+ * (visible-text.ts) — in JSON output too, where that is the same string once parsed. Nothing else
+ * is rewritten: `memdir show --loaded` prints what the agent gets, word for word.
  */
 function terminalSafe(io: CliIo): CliIo {
-  const say = (text: string) => visibleText(inTerminalWords(text));
-  return { ...io, out: (text) => io.out(say(text)), err: (text) => io.err(say(text)) };
+  return { ...io, out: (text) => io.out(visibleText(text)), err: (text) => io.err(visibleText(text)) };
 }
 
 /**
@@ -192,11 +190,16 @@ export function failureOutput(command: string, error: unknown): { lines: string[
  * Run one `memdir` invocation. `commands` defaults to every command (loaded on demand, so a
  * caller that needs one command — the hook, run by Claude Code on every turn — loads only it).
  */
-export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[]): Promise<number> {
+export function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[]): Promise<number> {
+  // A sentence that says how to fix something says it the terminal's way (core/surface-words.ts).
+  return inTerminal(() => run(argv, raw, commands));
+}
+
+async function run(argv: string[], raw: CliIo, commands?: CommandSpec[]): Promise<number> {
   const io = terminalSafe(raw);
   commands ??= (await import('./registry.js')).COMMANDS;
   // `memdir help team sync` is `memdir team sync --help`.
-  if (argv[0] === 'help' && argv.length > 1) return runCli([...argv.slice(1), '--help'], raw, commands);
+  if (argv[0] === 'help' && argv.length > 1) return run([...argv.slice(1), '--help'], raw, commands);
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     io.out(globalHelp(commands));
     return argv.length === 0 ? EXIT_ERROR : 0;

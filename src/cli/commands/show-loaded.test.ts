@@ -57,6 +57,16 @@ describe('memdir show --loaded', () => {
     });
   });
 
+  it("prints an index that reads like one of the app's own sentences as it is, word for word", async () => {
+    // The CLI says a failure's way out the terminal's way (surface-words.ts); a memory that happens to
+    // hold the app's words ("is chosen in Settings") is not a failure sentence and prints as written.
+    const index = '- [Theme](theme.md) — dark mode is chosen in Settings\n- [Key](key.md) — add one in Settings or set ANTHROPIC_API_KEY\n';
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), index);
+    const text = await run('show', '-work-app', '--loaded');
+    expect(text.out).toBe(index);
+    expect(JSON.parse((await run('show', '-work-app', '--loaded', '--json')).out).text).toBe(index.trimEnd());
+  });
+
   it('words the warning for the version the user runs, and shows when the last injection differs', async () => {
     const index = await fs.readFile(path.join(FIXTURES, 'lines-201.md'), 'utf8');
     await fs.writeFile(path.join(memory, 'MEMORY.md'), index);

@@ -6,6 +6,7 @@
  */
 export { confineOrNull, MemoryFileError, resolveInside } from './confined-path.js';
 export { VERSION } from './version.js';
+export { inTerminal } from './surface-words.js';
 export { processDataDir, resolveDataDir, workInDataDir } from './data-dir.js';
 export { mapStackTracesLazily } from './lazy-source-maps.js';
 export { isLockHeld, whenNoLockHeld } from './locks-held.js';

@@ -29,7 +29,7 @@ import { type DreamRecovery, interruptedNotice, recoverInterruptedDreams } from 
 import { followUndo, revertDream } from './apply/revert-dream.js';
 import type { DreamProgress, DreamRunResult, DreamSettings } from './run-dream.js';
 import { SessionScanCache } from './gates/session-scan.js';
-import { WAYS } from '../../shared/surface-words.js';
+import { way } from '../core/surface-words.js';
 
 /** What the service needs from its caller (AppContext, or the CLI; read lazily: the app's home can change). */
 export interface DreamHost {
@@ -349,7 +349,7 @@ export class DreamService {
       running: '',
       completed: `Done: ${applied} file(s) changed${record.changes.some((c) => c.status === 'skipped') ? ', some left alone' : ''}.`,
       'no-changes': 'Done: nothing to change.',
-      'needs-confirmation': `Held back: it would remove ${record.deletions.count} of ${record.deletions.total} memories (the limit is ${record.deletions.limit}). ${WAYS.confirmDream.app}`,
+      'needs-confirmation': `Held back: it would remove ${record.deletions.count} of ${record.deletions.total} memories (the limit is ${record.deletions.limit}). ${way('confirmDream')}`,
       'dry-run': '',
       cancelled: 'Cancelled: nothing was changed.',
       failed: '',

@@ -18,7 +18,7 @@ import { ExtractAnswerError, extractSystemPrompt, MAX_ANSWER_TOKENS, buildExtrac
 import { type ExtractionStore, newId } from './extraction-store.js';
 import { findRememberStatements, suggestionOperation } from './remember-statements.js';
 import { type ValidationTarget, validateOperation } from './validate-operation.js';
-import { WAYS } from '../../shared/surface-words.js';
+import { way } from '../core/surface-words.js';
 
 /** Model failures worth trying again at the next turn end. */
 const TRANSIENT: ReadonlySet<string> = new Set(['rate-limited', 'overloaded', 'server', 'timeout', 'network']);
@@ -144,7 +144,7 @@ export class SpanDecider {
         operations.push({
           operation: checked.operation,
           disposition: 'queued',
-          reason: WAYS.oneClickSuggestion.app,
+          reason: way('oneClickSuggestion'),
           warnings: checked.warnings,
           proposalId: proposal.id,
         });

@@ -22,7 +22,7 @@ import {
   ZERO_USAGE,
 } from './types.js';
 import type { UsageLog } from './usage-log.js';
-import { WAYS } from '../../shared/surface-words.js';
+import { way } from '../core/surface-words.js';
 
 /** The public API, used when neither settings nor `ANTHROPIC_BASE_URL` name another. */
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -225,12 +225,12 @@ export class AnthropicProvider implements ModelProvider {
   private classify(error: unknown, context: { timedOut: boolean; aborted: boolean; timeoutMs: number }): LlmError {
     const retries = this.options.maxRetries;
     const after = retries > 0 ? ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '';
-    const checkUrl = `${WAYS.baseUrl.app}.`;
+    const checkUrl = `${way('baseUrl')}.`;
     if (context.aborted) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
     if (context.timedOut || error instanceof APIConnectionTimeoutError) {
       return new LlmError('timeout', `The model did not answer within ${(context.timeoutMs / 1000).toFixed(1)} s.`, {
         cause: error,
-        tryAgain: `Try again later, or ${WAYS.moreModelTime.app}.`,
+        tryAgain: `Try again later, or ${way('moreModelTime')}.`,
       });
     }
     if (error instanceof APIUserAbortError) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
@@ -240,7 +240,7 @@ export class AnthropicProvider implements ModelProvider {
       const detail = this.redact(((error.error as { error?: { message?: unknown } } | undefined)?.error?.message as string | undefined) ?? '').slice(0, 200);
       const said = detail ? `: ${detail.replace(/\.+$/, '')}` : '';
       if (status === 401 || status === 403)
-        return new LlmError('auth', `The API refused the key (HTTP ${status})${said}. ${WAYS.checkKey.app}.`, {
+        return new LlmError('auth', `The API refused the key (HTTP ${status})${said}. ${way('checkKey')}.`, {
           status,
           cause: error,
         });

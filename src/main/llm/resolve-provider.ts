@@ -12,7 +12,7 @@ import { ClaudeCliProvider } from './claude-cli-provider.js';
 import { redact } from './redact.js';
 import { type CompleteResult, LlmError, type ModelProvider, type ModelTask, type ProviderStatus } from './types.js';
 import { UsageLog } from './usage-log.js';
-import { WAYS } from '../../shared/surface-words.js';
+import { way } from '../core/surface-words.js';
 
 /** The provider used when no model can be reached: every call rejects with kind `offline`. */
 export class OfflineProvider implements ModelProvider {
@@ -68,7 +68,7 @@ export async function resolveProvider(settings: AppSettings, env: NodeJS.Process
   const models = settings.model.models;
   const choice = settings.model.provider;
   if (options.offline) return new OfflineProvider(models, 'Offline mode: model features use their offline paths.');
-  if (choice === 'offline') return new OfflineProvider(models, `Offline mode ${WAYS.providerChosen.app}: model features use their offline paths.`);
+  if (choice === 'offline') return new OfflineProvider(models, `Offline mode ${way('providerChosen')}: model features use their offline paths.`);
   const usageLog = options.usageLog ?? new UsageLog(options.dataDir);
   const common = { models, timeoutMs: settings.model.timeoutMs, usageLog };
 
@@ -82,7 +82,7 @@ export async function resolveProvider(settings: AppSettings, env: NodeJS.Process
       return new AnthropicProvider({ ...common, apiKey: key.key, keySource: key.source, baseURL, maxRetries: settings.model.maxRetries });
     }
     if (choice === 'anthropic') {
-      return new OfflineProvider(models, `The Anthropic API ${WAYS.providerChosen.app} but no API key is set: ${WAYS.addKey.app}.`, 'error');
+      return new OfflineProvider(models, `The Anthropic API ${way('providerChosen')} but no API key is set: ${way('addKey')}.`, 'error');
     }
   }
 
@@ -90,6 +90,6 @@ export async function resolveProvider(settings: AppSettings, env: NodeJS.Process
   const found = await cli.detect();
   if (found.available) return cli;
   if (choice === 'claude-cli')
-    return new OfflineProvider(models, `The Claude Code CLI ${WAYS.providerChosen.app} but cannot run: ${found.reason ?? 'not found'}`, 'error');
-  return new OfflineProvider(models, `No API key and no Claude Code CLI found: model features use their offline paths. ${WAYS.addKeyToUse.app}`);
+    return new OfflineProvider(models, `The Claude Code CLI ${way('providerChosen')} but cannot run: ${found.reason ?? 'not found'}`, 'error');
+  return new OfflineProvider(models, `No API key and no Claude Code CLI found: model features use their offline paths. ${way('addKeyToUse')}`);
 }

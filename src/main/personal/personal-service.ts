@@ -33,7 +33,7 @@ import {
   readAccount,
 } from './personal-account.js';
 import { type IdentifySync, type SyncIdentity, givenIdentity, identifyByRepository } from './project-key.js';
-import { WAYS } from '../../shared/surface-words.js';
+import { way } from '../core/surface-words.js';
 
 /** What the app gives (AppContext satisfies it): the team service's host, without the environment. */
 export type PersonalHost = Omit<TeamHost, 'env'>;
@@ -206,7 +206,7 @@ export class PersonalService {
         connection && !running
           ? {
               code: 'no-key',
-              message: `The personal sync key is not available on this machine; ${WAYS.personalConnect.app}`,
+              message: `The personal sync key is not available on this machine; ${way('personalConnect')}`,
               at: new Date().toISOString(),
             }
           : (running?.sync.lastError ?? null),
@@ -253,7 +253,7 @@ export class PersonalService {
     const { connection } = await this.located(dir);
     if (!connection) throw new TeamSyncError('not-found', `${dir} is not synced with your personal space; turn it on first.`);
     const running = await this.scheduler.engine(connection);
-    if (!running) throw new TeamSyncError('unauthorized', `The personal sync key is not available on this machine; ${WAYS.personalConnect.app}`);
+    if (!running) throw new TeamSyncError('unauthorized', `The personal sync key is not available on this machine; ${way('personalConnect')}`);
     return running;
   }
 

@@ -25,7 +25,7 @@ import {
   type SelectorTurn,
 } from './selector-request.js';
 import { SESSION_RECALL_BUDGET_CHARS, type SurfacedMemories, surfacedChars } from './surfaced.js';
-import { WAYS } from '../../../shared/surface-words.js';
+import { way } from '../../core/surface-words.js';
 
 /** Claude Code loads at most this many memories per prompt. */
 const MAX_LOADED = 5;
@@ -161,7 +161,7 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
   // Only a prompt that is asked about names the model: a skipped one asks nobody.
   if (options.model !== CLAUDE_CODE_SELECTOR_MODEL) {
     notes.push(
-      `Claude Code ${CLAUDE_CODE_RECALL_VERSION} asks ${CLAUDE_CODE_SELECTOR_MODEL} (or ANTHROPIC_DEFAULT_SONNET_MODEL); this recall asks ${options.model}, ${WAYS.recallModel.app}.`,
+      `Claude Code ${CLAUDE_CODE_RECALL_VERSION} asks ${CLAUDE_CODE_SELECTOR_MODEL} (or ANTHROPIC_DEFAULT_SONNET_MODEL); this recall asks ${options.model}, ${way('recallModel')}.`,
     );
   }
   const request = buildSelectorRequest({ model: options.model, manifest: manifest.text, turns: session.turns, query });
@@ -170,7 +170,7 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
     const why =
       !provider || provider.kind === 'offline'
         ? ((await provider?.status())?.reason ?? 'No model is configured.')
-        : `The Claude Code CLI provider cannot send this exact request; ${WAYS.addApiKey.app}`;
+        : `The Claude Code CLI provider cannot send this exact request; ${way('addApiKey')}`;
     return result({ outcome: 'not-sent', reason: `Not sent: ${why} This is the request Claude Code would send.`, request });
   }
 

@@ -1,11 +1,14 @@
 /**
  * How a person does something, in the words of each surface that shows a sentence: the app's (a
  * Settings field, a tab, a click) and the terminal's (an environment variable, a `memdir` command,
- * a key of Memdir's `<data dir>/settings.json`). A sentence that tells how is written once, with
- * the app's words taken from here; the CLI's one output filter (src/cli/main.ts) puts the
- * terminal's in their place. One table with both columns: a rewording cannot reach one surface and
- * miss the other. Neither side may hold a double quote or a backslash (the filter runs on JSON too).
+ * a key of Memdir's `<data dir>/settings.json`). A sentence that tells how is written once and asks
+ * `way()` here for its words: the terminal's while a `memdir` command runs (src/cli/main.ts wraps
+ * each run in `inTerminal`), the app's otherwise. One table with both columns: a rewording cannot
+ * reach one surface and miss the other. Nothing rewrites text after it is made — a memory that
+ * happens to hold the app's words prints as written.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export const WAYS = {
   moreModelTime: {
     app: 'allow more time in Settings',
@@ -26,9 +29,15 @@ export const WAYS = {
   },
 } as const satisfies Record<string, { app: string; cli: string }>;
 
-/** `text` as the terminal says it: each of the app's ways (WAYS' `app`) in the CLI's words. */
-export function inTerminalWords(text: string): string {
-  if (!/Settings|tab|click/.test(text)) return text;
-  for (const { app, cli } of Object.values(WAYS)) if (text.includes(app)) text = text.split(app).join(cli);
-  return text;
+type Surface = 'app' | 'cli';
+const surface = new AsyncLocalStorage<Surface>();
+
+/** Runs `fn` (a `memdir` command) so that every way said inside it, awaits included, is the terminal's. */
+export function inTerminal<T>(fn: () => T): T {
+  return surface.run('cli', fn);
+}
+
+/** How to do `key`, in the words of the surface this runs for: the terminal's inside `inTerminal`, else the app's. */
+export function way(key: keyof typeof WAYS): string {
+  return WAYS[key][surface.getStore() ?? 'app'];
 }
