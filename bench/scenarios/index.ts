@@ -3,6 +3,7 @@
  * {@link Scenario} whose ratios carry their targets, and add it here — one line.
  */
 import type { Scenario } from '../lib.js';
+import { bulkScenario } from './bulk.js';
 import { dreamGatesScenario } from './dream-gates.js';
 import { fuzzScenario } from './fuzz.js';
 import { killScenario } from './kill.js';
@@ -35,4 +36,5 @@ export const SCENARIOS: Scenario[] = [
   fuzzScenario,
   killScenario,
   identityScenario,
+  bulkScenario,
 ];
