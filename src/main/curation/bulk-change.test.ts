@@ -2,7 +2,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { listHistory } from '../history/history.js';
 import { bulkChange } from './bulk-change.js';
 import { createMemory, type Where } from '../memdir/memory-service.js';
@@ -121,6 +121,75 @@ describe('bulk curation', () => {
     expect(entry!.summary).toBe('Delete 40 memories');
     await undoChange({ ...opts, rev: entry!.rev });
     expect(await read('MEMORY.md')).toBe(index);
+  });
+
+  it('a type change reads each memory once, and fsyncs its folder once — after every memory is written, before MEMORY.md is', async () => {
+    const files = Array.from({ length: 30 }, (_, i) => `project_note_${i}.md`);
+    for (const [i, file] of files.entries())
+      await fs.writeFile(path.join(where.memoryDir, file), `---\nname: Note ${i}\ndescription: note ${i}\ntype: project\n---\n${i}\n`);
+    await fs.appendFile(path.join(where.memoryDir, 'MEMORY.md'), files.map((f, i) => `- [Note ${i}](${f}) — note ${i}\n`).join(''));
+    const folder = fsSync.realpathSync(where.memoryDir);
+    // What the writers ask of the disk, in order (observed, passed through): reads of the memories,
+    // opens of the folder (its fsync: safe-fs opens a folder only to sync it), renames onto MEMORY.md and onto a memory.
+    const reads = new Map<string, number>();
+    const events: string[] = [];
+    const readFile = fs.readFile.bind(fs);
+    const open = fs.open.bind(fs);
+    const rename = fs.rename.bind(fs);
+    const unlink = fs.unlink.bind(fs);
+    const spies = [
+      vi.spyOn(fs, 'readFile').mockImplementation(((file: Parameters<typeof fs.readFile>[0], ...rest: unknown[]) => {
+        const name = path.basename(String(file));
+        if (files.includes(name)) reads.set(name, (reads.get(name) ?? 0) + 1);
+        return (readFile as (...a: unknown[]) => unknown)(file, ...rest);
+      }) as typeof fs.readFile),
+      vi.spyOn(fs, 'open').mockImplementation(((file: Parameters<typeof fs.open>[0], ...rest: unknown[]) => {
+        if (String(file) === folder) events.push('sync folder');
+        return (open as (...a: unknown[]) => unknown)(file, ...rest);
+      }) as typeof fs.open),
+      vi.spyOn(fs, 'unlink').mockImplementation(((file: string) => {
+        if (path.dirname(String(file)) === folder) events.push('remove memory');
+        return unlink(file);
+      }) as typeof fs.unlink),
+      vi.spyOn(fs, 'rename').mockImplementation(((from: string, to: string) => {
+        const name = path.basename(String(to));
+        if (path.dirname(String(to)) === folder) events.push(name === 'MEMORY.md' ? 'write index' : 'write memory');
+        return rename(from, to);
+      }) as typeof fs.rename),
+    ];
+    let result;
+    let typeEvents: string[] | undefined;
+    try {
+      result = await bulkChange(
+        opts,
+        files.map((file) => ({ scope: 'private' as const, file })),
+        { kind: 'set-type', type: 'reference' },
+      );
+      typeEvents = events.splice(0);
+      // A delete: the folder synced once after the last file went, and only then MEMORY.md written without their pointers.
+      const deleted = await bulkChange(
+        opts,
+        files.slice(0, 10).map((file) => ({ scope: 'private' as const, file })),
+        { kind: 'delete' },
+      );
+      expect(deleted.done).toHaveLength(10);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(result.refused).toEqual([]);
+    expect(result.done).toHaveLength(30);
+    // Was: 2 each (the bulk change read and parsed it, then the edit read and parsed it again).
+    expect([...new Set(reads.values())]).toEqual([1]);
+    expect(reads.size).toBe(30);
+    // Was: a folder sync after each memory (30). Now one, after the last memory is written (a type change leaves MEMORY.md as it is).
+    expect(typeEvents!.filter((e) => e === 'write memory')).toHaveLength(30);
+    expect(typeEvents!.filter((e) => e === 'sync folder')).toHaveLength(1);
+    expect(typeEvents!.at(-1)).toBe('sync folder');
+    // Was: remove, sync, remove, sync … write index, sync.
+    expect(events).toEqual([...Array.from({ length: 10 }, () => 'remove memory'), 'sync folder', 'write index', 'sync folder']);
+    expect(await read(files[12]!)).toContain('type: reference');
+    const [deleteEntry, typeEntry] = await listHistory(where.memoryDir, opts);
+    expect([deleteEntry!.summary, typeEntry!.summary]).toEqual(['Delete 10 memories', 'Change the type of 30 memories to reference']);
   });
 
   it('keeps a pointer Claude Code adds to MEMORY.md while a long bulk change runs: the change’s own index edits are merged onto it, not written over it', async () => {

@@ -11,7 +11,7 @@ import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import type { SecretOnSave } from '../../shared/secret-types.js';
 import { plural } from '../../shared/size-text.js';
 import { type HistoryEntry, transact } from '../history/index.js';
-import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, retireMemory, updateMemory, writingIndexesOnce } from '../memdir/index.js';
+import { deleteMemory, inScope, MemoryError, retireMemory, setMemoryType, writingIndexesOnce } from '../memdir/index.js';
 import { SecretFoundError } from '../secrets/index.js';
 import { heldByServer, moveMemoryScope, refuseChangingSharedKey, refuseRetiringUnshared, TeamPathError } from '../team/index.js';
 import { UnsafePathError } from '../core/confined-path.js';
@@ -62,18 +62,7 @@ async function applyOne(
     await moveMemoryScope({ memoryDir, ...(dataDir ? { dataDir } : {}), file: item.file, to: action.to, ...(allowSecrets ? { allowSecrets } : {}) });
     return;
   }
-  const text = await readText(memoryDir, inScope(item.scope, item.file));
-  if (text === null) throw new MemoryError('not-found', `${inScope(item.scope, item.file)} does not exist.`);
-  const topic = parseTopicFile(text, item.file);
-  if (topic.frontmatter !== null && topic.data === null)
-    throw new MemoryError('invalid-input', `${item.file}: its frontmatter cannot be read; open it to repair it first.`);
-  if (topic.meta.type === action.type) return;
-  await updateMemory(where, {
-    file: item.file,
-    baseText: text,
-    fields: { name: topic.meta.name, description: topic.meta.description, type: action.type },
-    body: topic.body,
-  });
+  await setMemoryType(where, item.file, action.type);
 }
 
 /**
@@ -117,9 +106,10 @@ export async function bulkChange(
   const { entry } = await transact(
     opts.memoryDir,
     { source: 'manual', summary: summaryOf(action, items.length), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) },
-    // Each index is read and written once for the whole change, not once per memory.
+    // Each index is read and written once for the whole change, not once per memory; each folder
+    // fsynced once, before the indexes are written (a move: after each file, see writingIndexesOnce).
     () =>
-      writingIndexesOnce(async () => {
+      writingIndexesOnce({ foldersOnce: action.kind !== 'move' }, async () => {
         // Each memory's outcome in its place: done (null) or its refusal, said in the order asked.
         const outcomes: (null | BulkResult['refused'][number])[] = new Array(items.length);
         const one = async (i: number) => {

@@ -47,6 +47,7 @@ export {
   renameMemory,
   saveIndexText,
   seedIndex,
+  setMemoryType,
   suggestFileName,
   takenNameRefusal,
   takenSentence,

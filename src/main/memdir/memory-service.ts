@@ -22,7 +22,7 @@ import { teamFileOfMainLink } from '../../shared/index-state.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { quoteName } from '../../shared/visible-text.js';
-import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
+import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge, quotedLines } from '../../shared/size-text.js';
 import { mergeLines } from '../../shared/line-merge.js';
 import type { FixRequest } from '../../shared/problems.js';
@@ -34,9 +34,17 @@ import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { type BatchedIndex, batchedIndex, runIndexBatch } from './index-batch.js';
 import { decode, factsOf } from './read-file.js';
-import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
+import { removeFileConfined, renameConfined, syncingFoldersOnce, writeFileAtomic } from '../core/safe-fs.js';
 import { confineOrNull, resolveInside } from '../core/confined-path.js';
-import { type TopicFields, frontmatterProblem, parseTopicFile, quoteCutValues, replaceFrontmatter, serializeTopicFile } from './topic-file.js';
+import {
+  type ParsedTopic,
+  type TopicFields,
+  frontmatterProblem,
+  parseTopicFile,
+  quoteCutValues,
+  replaceFrontmatter,
+  serializeTopicFile,
+} from './topic-file.js';
 
 export interface Where {
   /** The project's memory directory (history and locks are per memory directory). */
@@ -393,9 +401,14 @@ function checkedSize(text: string): string {
  * Runs `fn` (many memories changed inside one `transact`: a bulk change) with every index it edits
  * held in memory ({@link runIndexBatch}), and writes each index that changed once at the end: one
  * read and one atomic write of MEMORY.md for the whole change instead of one per memory.
+ * `foldersOnce`: each folder `fn` writes in is fsynced once, when `fn` ends ({@link syncingFoldersOnce}),
+ * not after every file — still before any index is written (and so before History records the
+ * change): a crash never leaves MEMORY.md pointing at a memory whose rename is not yet on disk.
+ * Only for changes whose files stand alone (a type change, a delete, a retire); a move's new file
+ * must be durable before its old one goes, so a move keeps the fsync after each file.
  */
-export function writingIndexesOnce<T>(fn: () => Promise<T>): Promise<T> {
-  return runIndexBatch(fn, async (held) => {
+export function writingIndexesOnce<T>(opts: { foldersOnce?: boolean }, fn: () => Promise<T>): Promise<T> {
+  return runIndexBatch(opts.foldersOnce ? () => syncingFoldersOnce(fn) : fn, async (held) => {
     for (const index of held) await writeBatchedIndex(index);
   });
 }
@@ -501,21 +514,60 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
       if (problem) throw new MemoryError('invalid-input', problem);
       base = replaceFrontmatter(current, input.frontmatter);
     }
-    const previous = parseTopicFile(current, file);
-    const text = checkedSize(serializeTopicFile(input.fields, input.body, base));
-    await refuseNewSecrets({ label: rel, text, before: current, allow: input.allowSecrets });
-    await writeFileAtomic(where.memoryDir, rel, text);
-    await editPointers(where, file, (index, named) => {
-      const pointer = indexEntries(index).find((e) => e.file === named);
-      if (!pointer) return index;
-      const title = pointer.title === previous.meta.name ? input.fields.name : pointer.title;
-      // A hook written from the description (whole, or as a pointer holds it: one line, cut) follows it.
-      const followed = pointer.hook === previous.meta.description || pointer.hook === pointerHook(previous.meta.description);
-      const hook = input.hook ?? (followed ? input.fields.description : pointer.hook);
-      return title !== pointer.title || hook !== pointer.hook ? updateIndexEntry(index, named, { title, hook }) : index;
-    });
+    await writeEdit(where, file, { current, previous: parseTopicFile(current, file), base }, input);
   });
   return { file, entry };
+}
+
+/**
+ * Change a memory's type (a bulk change's set-type): its text read and parsed once, inside the
+ * change, then written as {@link updateMemory} writes an edit. A memory of that type already is
+ * left (false: nothing written); one whose frontmatter cannot be read is refused, to be repaired first.
+ */
+export async function setMemoryType(where: Where, file: string, type: MemoryType): Promise<WriteResult & { changed: boolean }> {
+  const refusal = scopeRefusal(type, where.scope);
+  if (refusal) throw new MemoryError('scope-refused', refusal);
+  const name = checkMemoryPath(file);
+  const rel = inScope(where.scope, name);
+  const { result, entry } = await tx(where, 'manual', `Edit ${rel}`, async () => {
+    const current = await readText(where.memoryDir, rel);
+    if (current === null) throw new MemoryError('not-found', `${rel} does not exist.`);
+    const topic = parseTopicFile(current, name);
+    if (topic.frontmatter !== null && topic.data === null)
+      throw new MemoryError('invalid-input', `${name}: its frontmatter cannot be read; open it to repair it first.`);
+    if (topic.meta.type === type) return false;
+    const fields = { name: topic.meta.name, description: topic.meta.description, type };
+    await writeEdit(where, name, { current, previous: topic, base: current }, { fields, body: topic.body });
+    return true;
+  });
+  return { file: name, entry, changed: result };
+}
+
+/**
+ * The one way an edit is written (updateMemory, setMemoryType): the new text from `fields` and
+ * `body` over `base` (frontmatter edited in place), its size and new secrets checked, written
+ * atomically, and the memory's pointers kept in step with its name and description.
+ */
+async function writeEdit(
+  where: Where,
+  file: string,
+  was: { current: string; previous: ParsedTopic; base: string },
+  input: Pick<UpdateInput, 'fields' | 'body' | 'hook' | 'allowSecrets'>,
+): Promise<void> {
+  const rel = inScope(where.scope, file);
+  const { current, previous } = was;
+  const text = checkedSize(serializeTopicFile(input.fields, input.body, was.base));
+  await refuseNewSecrets({ label: rel, text, before: current, allow: input.allowSecrets });
+  await writeFileAtomic(where.memoryDir, rel, text);
+  await editPointers(where, file, (index, named) => {
+    const pointer = indexEntries(index).find((e) => e.file === named);
+    if (!pointer) return index;
+    const title = pointer.title === previous.meta.name ? input.fields.name : pointer.title;
+    // A hook written from the description (whole, or as a pointer holds it: one line, cut) follows it.
+    const followed = pointer.hook === previous.meta.description || pointer.hook === pointerHook(previous.meta.description);
+    const hook = input.hook ?? (followed ? input.fields.description : pointer.hook);
+    return title !== pointer.title || hook !== pointer.hook ? updateIndexEntry(index, named, { title, hook }) : index;
+  });
 }
 
 /**
