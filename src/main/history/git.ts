@@ -344,3 +344,19 @@ export async function gitBlobs(repo: ShadowRepo, oids: readonly string[]): Promi
   }
   return blobs;
 }
+
+/**
+ * The files of the memory dir that differ from the newest entry (relative to it; git's status,
+ * untracked ones too). `putBack`: without git's optional locks — status would refresh the index,
+ * a write the full disk that refused the change refuses too.
+ */
+export async function changedFiles(repo: ShadowRepo, opts: { putBack?: boolean } = {}): Promise<string[]> {
+  const args = ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'];
+  const status = opts.putBack
+    ? await git(repo, ['--no-optional-locks', ...args], { workTree: true })
+    : await git(repo, args, { workTree: true, clearStaleLocks: true });
+  return status.stdout
+    .split('\0')
+    .filter((record) => record.length > 3)
+    .map((record) => record.slice(3));
+}

@@ -16,7 +16,7 @@ import { isDiskRefusal } from '../core/fs-errors.js';
 import { cleanupTempFiles, type NotedWrites, noteWrites, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../core/memory-lock.js';
 import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
-import { git, gitBlob, gitBlobs, HistoryError } from './git.js';
+import { changedFiles, git, gitBlob, gitBlobs, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog, toEntry } from './log-format.js';
 import type { BroughtBack, HistoryEntry, LoggedEntry } from './log-format.js';
@@ -183,15 +183,6 @@ export async function recordSnapshot(
     },
     { dataDir },
   );
-}
-
-/** The files of the memory dir that differ from the newest entry (relative to it; git's status, untracked ones too). */
-async function changedFiles(repo: ShadowRepo): Promise<string[]> {
-  const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], { workTree: true, clearStaleLocks: true });
-  return status.stdout
-    .split('\0')
-    .filter((record) => record.length > 3)
-    .map((record) => record.slice(3));
 }
 
 /**

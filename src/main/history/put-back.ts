@@ -10,7 +10,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type NotedWrites, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
-import { git, gitBlobs } from './git.js';
+import { changedFiles, git, gitBlobs } from './git.js';
 import { openShadowRepo } from './shadow-repo.js';
 
 /**
@@ -23,13 +23,7 @@ import { openShadowRepo } from './shadow-repo.js';
 export async function putBackChange(memoryDir: string, dataDir: string, noted: NotedWrites): Promise<void> {
   const repo = await openShadowRepo(memoryDir, dataDir);
   if (repo) {
-    // No optional locks: status would refresh the index, a write the full disk refuses.
-    const status = await git(repo, ['--no-optional-locks', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], { workTree: true });
-    const changed = status.stdout
-      .split('\0')
-      .filter((record) => record.length > 3)
-      .map((record) => record.slice(3))
-      .filter((rel) => noted.files.has(path.join(repo.workTree, rel)));
+    const changed = (await changedFiles(repo, { putBack: true })).filter((rel) => noted.files.has(path.join(repo.workTree, rel)));
     const head = await git(repo, ['rev-parse', '--verify', '-q', 'HEAD'], { okCodes: [1] });
     const before = new Map<string, string>();
     if (head.code === 0 && changed.length > 0) {
