@@ -28,6 +28,12 @@ export interface NotedWrites {
   created: string[];
   /** Every file written, removed or renamed (both names), as an absolute path under the real path of the writer's root — wherever it is. */
   files: Set<string>;
+  /**
+   * Told of each file about to be written (absolute, under the real path of the root), before any
+   * byte of it is: returns what to write instead (history.ts merges onto MEMORY.md the pointers
+   * another program appended since the change read it).
+   */
+  beforeWrite?: (abs: string, data: string | Uint8Array) => Promise<string | Uint8Array>;
 }
 /** A root whose writes are being noted, and what was written. */
 interface WriteLog extends NotedWrites {
@@ -42,7 +48,7 @@ const writeLogs = new AsyncLocalStorage<readonly WriteLog[]>();
  * (what a change holds as its own: a file another program wrote meanwhile is not, history.ts).
  */
 export function noteWrites<T>(root: string, noted: NotedWrites, fn: () => Promise<T>): Promise<T> {
-  return writeLogs.run([...(writeLogs.getStore() ?? []), { root: path.resolve(root), created: noted.created, files: noted.files }], fn);
+  return writeLogs.run([...(writeLogs.getStore() ?? []), { ...noted, root: path.resolve(root) }], fn);
 }
 
 function noteCreated(root: string, rel: string): void {
@@ -53,6 +59,12 @@ function noteCreated(root: string, rel: string): void {
 /** Notes (see noteWrites) that the file at `abs` is about to be written, removed or renamed. */
 function noteFile(abs: string): void {
   for (const log of writeLogs.getStore() ?? []) log.files.add(abs);
+}
+
+/** What to write at `abs` once every noting change has been told (see NotedWrites.beforeWrite). */
+async function toldBeforeWrite(abs: string, data: string | Uint8Array): Promise<string | Uint8Array> {
+  for (const log of writeLogs.getStore() ?? []) if (log.beforeWrite) data = await log.beforeWrite(abs, data);
+  return data;
 }
 
 /** `fs.mkdir(root, { recursive: true })`, noting (see noteWrites) the folders it made. */
@@ -168,7 +180,7 @@ async function syncFolder(dir: string): Promise<void> {
 export async function writeFileAtomic(
   root: string,
   rel: string,
-  data: string | Uint8Array,
+  given: string | Uint8Array,
   opts: { mode?: number; within?: string | undefined } = {},
 ): Promise<void> {
   let where = root;
@@ -181,6 +193,7 @@ export async function writeFileAtomic(
     const c = await confine(root, rel);
     where = path.dirname(c.abs);
     assertRegularFile(c, rel);
+    const data = await toldBeforeWrite(c.abs, given);
     await ensureParentDirs(root, c, rel);
     const mode = opts.mode ?? (c.target ? c.target.mode & 0o7777 : undefined);
     const tempName = `${TEMP_FILE_PREFIX}${randomBytes(8).toString('hex')}`;

@@ -23,6 +23,8 @@ import type { BroughtBack, HistoryEntry, LoggedEntry } from './log-format.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 import { refuseUndoneImport } from './imports.js';
 import { putBackChange, removeEmptyFolders } from './put-back.js';
+import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { mergeLines } from '../../shared/line-merge.js';
 
 export { HistoryError } from './git.js';
 export type { BroughtBack, HistoryEntry, HistoryFileChange } from './log-format.js';
@@ -248,18 +250,68 @@ export async function noteInChange(memoryDir: string, note: string): Promise<voi
   for (const [key, state] of store) if (key.endsWith(dirKey) && state.active && !state.notes.includes(note)) state.notes.push(note);
 }
 
+/** The indexes of a memory dir, relative to it: what Claude Code appends its pointers to. */
+const INDEXES = new Set([INDEX_FILE, `${TEAM_DIR}/${INDEX_FILE}`]);
+
 /**
- * Inside a change (its active {@link transact}) in `memoryDir`: records now, as `external`, what
- * another program (Claude Code) wrote there since the change began — never what the change wrote
- * itself. For a writer about to merge the change's edits onto a file Claude Code changed
- * meanwhile (MEMORY.md, a pointer appended): the change's entry then holds only its own edits of
- * that file, and its undo takes only those away. Outside a change it does nothing.
+ * A change's safe-fs `beforeWrite` (transact): every writer of MEMORY.md (a memory created, edited,
+ * deleted or renamed, the MEMORY.md editor's save, a bulk change, a dream, a merge, a pull, a
+ * restore) reads it, edits it and writes it back inside the change. When the disk index is no
+ * longer what the change last knew (the newest entry's, recorded as the change began, or what the
+ * change itself last wrote there) another program (Claude Code) changed it in between — a pointer
+ * appended. Then what Claude Code wrote so far is recorded first as its own `external` entry, and
+ * the change's text is merged onto the disk's line by line (the one three-way merge, as the
+ * editor's save): the pointer stays, the change's entry holds only its own lines, and its undo
+ * takes only those away. Where both changed the same lines both are kept (a pointer to a memory the
+ * change took away is then left, which Health names) — never a line lost. A line both added (the
+ * writer read the index after Claude Code's append) is there once.
+ * Not covered: a change that writes one index twice and Claude Code appends between the two writes
+ * (the second merge keeps the pointer, but in the change's own entry).
  */
-export async function recordOutsideChangesSoFar(memoryDir: string): Promise<void> {
-  const store = transactions.getStore();
-  if (!store) return;
-  const dirKey = `\0${await memoryDirKey(memoryDir)}`;
-  for (const [key, state] of store) if (key.endsWith(dirKey) && state.active) await recordOthersMeanwhile(memoryDir, state.dataDir, state.noted.files);
+function keepingOthersIndexLines(memoryDir: string, state: ChangeState): (abs: string, data: string | Uint8Array) => Promise<string | Uint8Array> {
+  const lastWritten = new Map<string, string>();
+  return async (abs, data) => {
+    if (!state.active || typeof data !== 'string' || path.basename(abs) !== INDEX_FILE) return data;
+    const repo = await openShadowRepo(memoryDir, state.dataDir);
+    const rel = repo ? path.relative(repo.workTree, abs).split(path.sep).join('/') : '';
+    if (!repo || !INDEXES.has(rel)) return data;
+    const known = lastWritten.get(abs) ?? (state.noted.files.has(abs) ? null : await textAtHead(repo, rel));
+    let now = await fs.readFile(abs, 'utf8').catch(() => null);
+    let text = data;
+    if (known !== null && now !== null && now !== known && now !== data) {
+      await recordOthersMeanwhile(memoryDir, state.dataDir, state.noted.files);
+      now = (await fs.readFile(abs, 'utf8').catch(() => null)) ?? now;
+      text = mergeOntoOthers(known, data, now);
+    }
+    lastWritten.set(abs, text);
+    return text;
+  };
+}
+
+/** `rel` as the newest entry holds it ('' when it holds none). */
+async function textAtHead(repo: ShadowRepo, rel: string): Promise<string> {
+  const shown = await git(repo, ['cat-file', 'blob', `HEAD:${rel}`], { okCodes: [128] });
+  return shown.code === 0 ? shown.stdout : '';
+}
+
+/** `mine` (edited from `base`) merged onto `theirs` line by line, in `theirs`'s line endings; a line both added, once. */
+function mergeOntoOthers(base: string, mine: string, theirs: string): string {
+  const lf = (t: string) => t.replace(/\r\n/g, '\n');
+  const merge = mergeLines(lf(base), lf(mine), lf(theirs), {}, { besideInsertions: true });
+  const lines = (merge.clean ? merge.text : merge.both).split('\n');
+  // Each line as often as the more of the two has it: the writer read the index after Claude Code's append.
+  const count = (t: string) =>
+    lf(t)
+      .split('\n')
+      .reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map<string, number>());
+  const [inMine, inTheirs, seen] = [count(mine), count(theirs), new Map<string, number>()];
+  const kept = lines.filter((line) => {
+    if (line.trim() === '') return true;
+    const n = (seen.get(line) ?? 0) + 1;
+    seen.set(line, n);
+    return n <= Math.max(inMine.get(line) ?? 0, inTheirs.get(line) ?? 0);
+  });
+  return kept.join('\n').replace(/\n/g, theirs.includes('\r\n') ? '\r\n' : '\n');
 }
 
 function withNotes(summary: string, notes: readonly string[]): string {
@@ -298,6 +350,7 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       // its entry so that undoing it takes them away again).
       const noted: NotedWrites = { created: [], files: new Set() };
       const state: ChangeState = { active: true, notes: [], dataDir, noted };
+      noted.beforeWrite = keepingOthersIndexLines(memoryDir, state);
       const createdFolders = noted.created;
       let result: T;
       try {

@@ -31,7 +31,6 @@ export {
   readFilesAtRevision,
   readSnapshot,
   recordExternalChanges,
-  recordOutsideChangesSoFar,
   recordSnapshot,
   removeFoldersCreatedBy,
   restoreFromHistory,

@@ -26,7 +26,7 @@ import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-t
 import { memoryTextTooLarge, quotedLines } from '../../shared/size-text.js';
 import { mergeLines } from '../../shared/line-merge.js';
 import type { FixRequest } from '../../shared/problems.js';
-import { type ChangeSource, type HistoryEntry, noteInChange, recordOutsideChangesSoFar, transact } from '../history/index.js';
+import { type ChangeSource, type HistoryEntry, noteInChange, transact } from '../history/index.js';
 import { builtIndexNote } from '../../shared/index-build.js';
 import { predictBuiltIndex } from './scan-dir.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
@@ -414,26 +414,14 @@ export function writingIndexesOnce<T>(opts: { foldersOnce?: boolean }, fn: () =>
 }
 
 /**
- * A bulk change's index, written at its end. Changed on disk while the change ran (Claude Code
- * saved a memory and appended its pointer — a bulk change over thousands of memories takes long
- * enough), the change's own edits are merged onto what is there now, line by line (the one
- * three-way merge, as the MEMORY.md editor's save): nothing Claude Code wrote is written over.
- * Where both changed the same lines, both are kept (a pointer to a memory the change took away is
- * then left, which Health names) — never a line lost. What Claude Code wrote is recorded as its
- * own entry first, so the change's entry, and its undo, hold only the change's edits.
+ * A bulk change's index, written once at its end. Changed on disk while the change ran (Claude
+ * Code saved a memory and appended its pointer — a bulk change over thousands of memories takes
+ * long enough), the write merges the change's edits onto what is there now, as every write of an
+ * index inside a change does (history's transact): nothing Claude Code wrote is written over or
+ * taken away by the change's undo.
  */
-async function writeBatchedIndex(index: BatchedIndex): Promise<void> {
-  const rel = inScope(index.where.scope, INDEX_FILE);
-  let now = await readText(index.where.memoryDir, rel);
-  if (now === null || now === index.before) return writeIndex(index.where, index.parsed, index.before);
-  // Claude Code's index (and the memory it points to) recorded as Claude Code's first, so the
-  // change's entry holds only the change's own edits of it: its undo leaves Claude Code's pointer.
-  await recordOutsideChangesSoFar(index.where.memoryDir);
-  now = (await readText(index.where.memoryDir, rel)) ?? now;
-  const lf = (t: string) => t.replace(/\r\n/g, '\n');
-  const merge = mergeLines(lf(index.before), lf(serializeIndex(index.parsed)), lf(now), {}, { besideInsertions: true });
-  const text = (merge.clean ? merge.text : merge.both).replace(/\n/g, parseIndex(now).eol);
-  if (text !== now) await writeFileAtomic(index.where.memoryDir, rel, text);
+function writeBatchedIndex(index: BatchedIndex): Promise<void> {
+  return writeIndex(index.where, index.parsed, index.before);
 }
 
 function tx<T>(where: Where, source: ChangeSource, summary: string, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {

@@ -1,0 +1,134 @@
+/**
+ * A writer of MEMORY.md reads it, edits it and writes it back inside one change. Claude Code may
+ * append a pointer (to a memory it just saved) between that read and that write: the pointer must
+ * stay on disk, be recorded as Claude Code's own (`external`) entry, and survive the change's Undo.
+ * Claude Code's write is made deterministically from inside the change: right after the writer's
+ * read of MEMORY.md returns (a wrapper around the real `fs.readFile`; the disk is real).
+ */
+import fsSync from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { listHistory } from '../history/history.js';
+import { createMemory, deleteMemory, saveIndexText, updateMemory, type Where } from './memory-service.js';
+import { undoChange } from './undo-change.js';
+
+let root: string;
+let where: Where;
+let opts: { memoryDir: string; dataDir: string };
+const read = (rel: string) => fs.readFile(path.join(where.memoryDir, rel), 'utf8');
+const theirs = '---\nname: New\ndescription: written by Claude Code\ntype: feedback\n---\nNew.\n';
+const pointer = '- [New](feedback_new.md) — written by Claude Code mid-change\n';
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-index-window-'));
+  where = { memoryDir: path.join(root, 'memory'), scope: 'private', dataDir: path.join(root, 'data') };
+  await fs.mkdir(where.memoryDir);
+  opts = { memoryDir: where.memoryDir, dataDir: where.dataDir! };
+  for (const [name, type] of [
+    ['Alpha', 'project'],
+    ['Beta', 'reference'],
+  ] as const)
+    await createMemory(where, { fields: { name, description: `about ${name}`, type }, body: `${name}\n` });
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** Claude Code saves a memory and appends its pointer right after the first read of MEMORY.md for which `when()` holds. */
+function claudeCodeAppendsAfterIndexRead(when: () => boolean): { saved: () => boolean } {
+  const index = path.join(where.memoryDir, 'MEMORY.md');
+  const realRead = fs.readFile.bind(fs);
+  let saved = false;
+  vi.spyOn(fs, 'readFile').mockImplementation((async (file: Parameters<typeof fs.readFile>[0], options?: Parameters<typeof fs.readFile>[1]) => {
+    const result = await realRead(file, options);
+    if (!saved && typeof file === 'string' && path.resolve(file) === index && when()) {
+      saved = true;
+      fsSync.writeFileSync(path.join(where.memoryDir, 'feedback_new.md'), theirs);
+      fsSync.appendFileSync(index, pointer);
+    }
+    return result;
+  }) as typeof fs.readFile);
+  return { saved: () => saved };
+}
+
+/** The change's entry is the newest; Claude Code's memory and pointer are the `external` entry right before it. */
+async function expectClaudeCodesOwnEntryBefore(rev: string): Promise<void> {
+  const [change, meanwhile] = await listHistory(where.memoryDir, opts);
+  expect(change!.rev).toBe(rev);
+  expect(change!.files.map((f) => f.path)).not.toContain('feedback_new.md');
+  expect(meanwhile).toMatchObject({ source: 'external', summary: 'Changes made outside Memdir' });
+  expect(meanwhile!.files.map((f) => [f.path, f.status]).sort()).toEqual([
+    ['MEMORY.md', 'modified'],
+    ['feedback_new.md', 'added'],
+  ]);
+}
+
+async function expectUndoKeepsClaudeCodes(rev: string): Promise<string> {
+  await undoChange({ ...opts, rev });
+  expect(await read('feedback_new.md')).toBe(theirs);
+  const index = await read('MEMORY.md');
+  expect(index).toContain(pointer);
+  return index;
+}
+
+describe('a pointer Claude Code appends to MEMORY.md between a change’s read of it and its write', () => {
+  it('creating a memory: the pointer stays, is Claude Code’s own entry, and the create’s Undo keeps it and its memory', async () => {
+    const claude = claudeCodeAppendsAfterIndexRead(() => fsSync.existsSync(path.join(where.memoryDir, 'project_gamma.md')));
+    const { entry } = await createMemory(where, { fields: { name: 'Gamma', description: 'about Gamma', type: 'project' }, body: 'Gamma\n' });
+    expect(claude.saved()).toBe(true);
+    const index = await read('MEMORY.md');
+    expect(index).toContain(pointer);
+    expect(index).toContain('(project_gamma.md)');
+    expect(index.split(pointer)).toHaveLength(2);
+    await expectClaudeCodesOwnEntryBefore(entry!.rev);
+    const after = await expectUndoKeepsClaudeCodes(entry!.rev);
+    expect(after).not.toContain('project_gamma.md');
+    expect(after).toContain('(project_alpha.md)');
+  });
+
+  it('deleting a memory: the pointer stays and the delete’s Undo brings the memory back beside it', async () => {
+    const claude = claudeCodeAppendsAfterIndexRead(() => !fsSync.existsSync(path.join(where.memoryDir, 'reference_beta.md')));
+    const { entry } = await deleteMemory(where, 'reference_beta.md');
+    expect(claude.saved()).toBe(true);
+    expect(await read('MEMORY.md')).not.toContain('reference_beta.md');
+    await expectClaudeCodesOwnEntryBefore(entry!.rev);
+    const after = await expectUndoKeepsClaudeCodes(entry!.rev);
+    expect(after).toContain('(reference_beta.md)');
+    expect(await read('reference_beta.md')).toContain('Beta');
+  });
+
+  it('editing a memory’s pointer: the edit lands beside Claude Code’s pointer and its Undo keeps the pointer', async () => {
+    const before = await read('project_alpha.md');
+    const claude = claudeCodeAppendsAfterIndexRead(() => true);
+    const { entry } = await updateMemory(where, {
+      file: 'project_alpha.md',
+      fields: { name: 'Alpha', description: 'about Alpha, renamed hook', type: 'project' },
+      body: 'Alpha\n',
+      baseText: before,
+      hook: 'the new hook',
+    });
+    expect(claude.saved()).toBe(true);
+    const index = await read('MEMORY.md');
+    expect(index).toContain('the new hook');
+    expect(index).toContain(pointer);
+    await expectClaudeCodesOwnEntryBefore(entry!.rev);
+    const after = await expectUndoKeepsClaudeCodes(entry!.rev);
+    expect(after).not.toContain('the new hook');
+  });
+
+  it('saving the MEMORY.md editor: Claude Code’s pointer is merged in, not written over, and the save’s Undo keeps it', async () => {
+    const base = await read('MEMORY.md');
+    const claude = claudeCodeAppendsAfterIndexRead(() => true);
+    const { entry } = await saveIndexText(where, `# My memories\n${base}`, base);
+    expect(claude.saved()).toBe(true);
+    const index = await read('MEMORY.md');
+    expect(index.startsWith('# My memories\n')).toBe(true);
+    expect(index).toContain(pointer);
+    await expectClaudeCodesOwnEntryBefore(entry!.rev);
+    const after = await expectUndoKeepsClaudeCodes(entry!.rev);
+    expect(after).not.toContain('# My memories');
+  });
+});
