@@ -32,8 +32,26 @@ beforeEach(async () => {
   }
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   await fs.rm(root, { recursive: true, force: true });
 });
+
+/**
+ * Runs `claudeCode` once, right after the `n`th of `files` is taken away by the real fs.unlink (wrapped,
+ * the disk is real): Claude Code writing in the middle of a bulk change, inside it on every run.
+ */
+function afterNthRemoval(n: number, files: readonly string[], claudeCode: () => void): { done: () => boolean } {
+  const realUnlink = fs.unlink.bind(fs);
+  let done = false;
+  let gone = 0;
+  vi.spyOn(fs, 'unlink').mockImplementation(async (file) => {
+    await realUnlink(file);
+    if (done || !files.includes(path.basename(String(file))) || ++gone < n) return;
+    done = true;
+    claudeCode();
+  });
+  return { done: () => done };
+}
 
 describe('bulk curation', () => {
   it('deletes several memories as one entry; one undo brings back every file and pointer', async () => {
@@ -200,24 +218,14 @@ describe('bulk curation', () => {
     await fs.writeFile(path.join(where.memoryDir, 'feedback_new.md'), '---\nname: New\ndescription: written by Claude Code\ntype: feedback\n---\nNew.\n');
     const added = '- [New](feedback_new.md) — written by Claude Code mid-change\n';
     // Claude Code saves a memory half-way through the bulk change (as it takes its 60th memory away): its pointer is appended at once.
-    let appended = false;
-    let gone = 0;
-    const watcher = fsSync.watch(where.memoryDir, (event, name) => {
-      if (appended || event !== 'rename' || !files.includes(String(name)) || ++gone < 60) return;
-      appended = true;
-      fsSync.appendFileSync(path.join(where.memoryDir, 'MEMORY.md'), added);
-    });
-    try {
-      const result = await bulkChange(
-        opts,
-        files.map((file) => ({ scope: 'private' as const, file })),
-        { kind: 'delete' },
-      );
-      expect(result.done).toHaveLength(120);
-    } finally {
-      watcher.close();
-    }
-    expect(appended).toBe(true);
+    const claude = afterNthRemoval(60, files, () => fsSync.appendFileSync(path.join(where.memoryDir, 'MEMORY.md'), added));
+    const result = await bulkChange(
+      opts,
+      files.map((file) => ({ scope: 'private' as const, file })),
+      { kind: 'delete' },
+    );
+    expect(result.done).toHaveLength(120);
+    expect(claude.done()).toBe(true);
     const after = await read('MEMORY.md');
     // Before: the change wrote the index as it read it at its start, minus its 120 pointers — Claude Code's line was gone.
     expect(after).toContain(added);
@@ -233,27 +241,18 @@ describe('bulk curation', () => {
     const theirs = '---\nname: New\ndescription: written by Claude Code\ntype: feedback\n---\nNew.\n';
     const pointer = '- [New](feedback_new.md) — written by Claude Code mid-change\n';
     // Claude Code saves a memory half-way through the bulk change (as it takes its 60th memory away), and its pointer.
-    let saved = false;
-    let gone = 0;
-    const watcher = fsSync.watch(where.memoryDir, (event, name) => {
-      if (saved || event !== 'rename' || !files.includes(String(name)) || ++gone < 60) return;
-      saved = true;
+    const claude = afterNthRemoval(60, files, () => {
       fsSync.writeFileSync(path.join(where.memoryDir, 'feedback_new.md'), theirs);
       fsSync.appendFileSync(path.join(where.memoryDir, 'MEMORY.md'), pointer);
     });
-    let rev: string;
-    try {
-      const result = await bulkChange(
-        opts,
-        files.map((file) => ({ scope: 'private' as const, file })),
-        { kind: 'delete' },
-      );
-      expect(result.done).toHaveLength(120);
-      rev = result.entry!.rev;
-    } finally {
-      watcher.close();
-    }
-    expect(saved).toBe(true);
+    const result = await bulkChange(
+      opts,
+      files.map((file) => ({ scope: 'private' as const, file })),
+      { kind: 'delete' },
+    );
+    expect(result.done).toHaveLength(120);
+    const rev = result.entry!.rev;
+    expect(claude.done()).toBe(true);
     expect(await read('MEMORY.md')).toContain(pointer);
     // Was: the change's entry held feedback_new.md as one of the files it added, and Claude Code's pointer as one of its index lines.
     const [change, meanwhile] = await listHistory(where.memoryDir, opts);
