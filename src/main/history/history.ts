@@ -271,21 +271,32 @@ const INDEXES = new Set([INDEX_FILE, `${TEAM_DIR}/${INDEX_FILE}`]);
 function keepingOthersIndexLines(memoryDir: string, state: ChangeState): (abs: string, data: string | Uint8Array) => Promise<string | Uint8Array> {
   const lastWritten = new Map<string, string>();
   return async (abs, data) => {
-    if (!state.active || typeof data !== 'string' || path.basename(abs) !== INDEX_FILE) return data;
+    if (!state.active || path.basename(abs) !== INDEX_FILE) return data;
+    // An index handed over as bytes (a restore, a relink) is merged too when it is text.
+    const ours = typeof data === 'string' ? data : utf8OrNull(data);
+    if (ours === null) return data;
     const repo = await openShadowRepo(memoryDir, state.dataDir);
     const rel = repo ? path.relative(repo.workTree, abs).split(path.sep).join('/') : '';
     if (!repo || !INDEXES.has(rel)) return data;
     const known = lastWritten.get(abs) ?? (state.noted.files.has(abs) ? null : await textAtHead(repo, rel));
     let now = await fs.readFile(abs, 'utf8').catch(() => null);
-    let text = data;
-    if (known !== null && now !== null && now !== known && now !== data) {
+    let text = ours;
+    if (known !== null && now !== null && now !== known && now !== ours) {
       await recordOthersMeanwhile(memoryDir, state.dataDir, state.noted.files);
       now = (await fs.readFile(abs, 'utf8').catch(() => null)) ?? now;
-      text = mergeOntoOthers(known, data, now);
+      text = mergeOntoOthers(known, ours, now);
     }
     lastWritten.set(abs, text);
-    return text;
+    return text === ours ? data : text;
   };
+}
+
+function utf8OrNull(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 /** `rel` as the newest entry holds it ('' when it holds none). */

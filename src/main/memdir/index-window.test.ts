@@ -10,7 +10,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { listHistory } from '../history/history.js';
+import { listHistory, transact } from '../history/history.js';
+import { writeFileAtomic } from '../core/safe-fs.js';
 import { createMemory, deleteMemory, saveIndexText, updateMemory, type Where } from './memory-service.js';
 import { undoChange } from './undo-change.js';
 
@@ -130,5 +131,20 @@ describe('a pointer Claude Code appends to MEMORY.md between a change’s read o
     await expectClaudeCodesOwnEntryBefore(entry!.rev);
     const after = await expectUndoKeepsClaudeCodes(entry!.rev);
     expect(after).not.toContain('# My memories');
+  });
+
+  it('any writer, its index handed over as bytes (a restore, a relink): Claude Code’s pointer is merged in and kept by the Undo', async () => {
+    const claude = claudeCodeAppendsAfterIndexRead(() => true);
+    const { entry } = await transact(where.memoryDir, { source: 'relink', summary: 'Bring an index over', dataDir: opts.dataDir }, async () => {
+      const read = await fs.readFile(path.join(where.memoryDir, 'MEMORY.md'), 'utf8');
+      await writeFileAtomic(where.memoryDir, 'MEMORY.md', Buffer.from(`${read}- [Brought](project_brought.md) — brought over\n`));
+    });
+    expect(claude.saved()).toBe(true);
+    const index = await read('MEMORY.md');
+    expect(index).toContain(pointer);
+    expect(index).toContain('(project_brought.md)');
+    await expectClaudeCodesOwnEntryBefore(entry!.rev);
+    const after = await expectUndoKeepsClaudeCodes(entry!.rev);
+    expect(after).not.toContain('project_brought.md');
   });
 });
