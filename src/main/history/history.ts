@@ -270,6 +270,10 @@ const INDEXES = new Set([INDEX_FILE, `${TEAM_DIR}/${INDEX_FILE}`]);
  */
 function keepingOthersIndexLines(memoryDir: string, state: ChangeState): (abs: string, data: string | Uint8Array) => Promise<string | Uint8Array> {
   const lastWritten = new Map<string, string>();
+  // The entry the change began from: once Claude Code's writes are recorded (below, at the first
+  // index that needs it) the newest entry holds its version of *every* index — the other index's
+  // "before" is still this one's, or its pointer would look known and be written over.
+  let began: Promise<string | null> | null = null;
   return async (abs, data) => {
     if (!state.active || path.basename(abs) !== INDEX_FILE) return data;
     // An index handed over as bytes (a restore, a relink) is merged too when it is text.
@@ -278,7 +282,8 @@ function keepingOthersIndexLines(memoryDir: string, state: ChangeState): (abs: s
     const repo = await openShadowRepo(memoryDir, state.dataDir);
     const rel = repo ? path.relative(repo.workTree, abs).split(path.sep).join('/') : '';
     if (!repo || !INDEXES.has(rel)) return data;
-    const known = lastWritten.get(abs) ?? (state.noted.files.has(abs) ? null : await textAtHead(repo, rel));
+    began ??= headCommit(repo);
+    const known = lastWritten.get(abs) ?? (state.noted.files.has(abs) ? null : await textAt(repo, await began, rel));
     let now = await fs.readFile(abs, 'utf8').catch(() => null);
     let text = ours;
     if (known !== null && now !== null && now !== known && now !== ours) {
@@ -299,9 +304,16 @@ function utf8OrNull(bytes: Uint8Array): string | null {
   }
 }
 
-/** `rel` as the newest entry holds it ('' when it holds none). */
-async function textAtHead(repo: ShadowRepo, rel: string): Promise<string> {
-  const shown = await git(repo, ['cat-file', 'blob', `HEAD:${rel}`], { okCodes: [128] });
+/** The newest entry's commit (null: History holds none yet). */
+async function headCommit(repo: ShadowRepo): Promise<string | null> {
+  const head = await git(repo, ['rev-parse', '--verify', '--quiet', 'HEAD'], { okCodes: [1, 128] });
+  return head.code === 0 ? head.stdout.trim() : null;
+}
+
+/** `rel` as `commit` holds it ('' when it holds none). */
+async function textAt(repo: ShadowRepo, commit: string | null, rel: string): Promise<string> {
+  if (commit === null) return '';
+  const shown = await git(repo, ['cat-file', 'blob', `${commit}:${rel}`], { okCodes: [128] });
   return shown.code === 0 ? shown.stdout : '';
 }
 

@@ -147,4 +147,33 @@ describe('a pointer Claude Code appends to MEMORY.md between a change’s read o
     const after = await expectUndoKeepsClaudeCodes(entry!.rev);
     expect(after).not.toContain('project_brought.md');
   });
+
+  it('a change that writes both indexes: Claude Code’s pointers in MEMORY.md and team/MEMORY.md both stay (review s42: the second index was written over)', async () => {
+    await fs.mkdir(path.join(where.memoryDir, 'team'));
+    await fs.writeFile(path.join(where.memoryDir, 'team', 'MEMORY.md'), '- [Shared](shared.md) — a team memory\n');
+    await fs.writeFile(path.join(where.memoryDir, 'team', 'shared.md'), '---\nname: Shared\ndescription: a team memory\ntype: project\n---\nShared.\n');
+    const teamPointer = '- [Team new](team_new.md) — written by Claude Code mid-change\n';
+    const { entry } = await transact(where.memoryDir, { source: 'manual', summary: 'Write both indexes', dataDir: opts.dataDir }, async () => {
+      const mine = await fs.readFile(path.join(where.memoryDir, 'MEMORY.md'), 'utf8');
+      const team = await fs.readFile(path.join(where.memoryDir, 'team', 'MEMORY.md'), 'utf8');
+      // Claude Code saves one memory in each scope after the change read both indexes.
+      fsSync.writeFileSync(path.join(where.memoryDir, 'feedback_new.md'), theirs);
+      fsSync.appendFileSync(path.join(where.memoryDir, 'MEMORY.md'), pointer);
+      fsSync.appendFileSync(path.join(where.memoryDir, 'team', 'MEMORY.md'), teamPointer);
+      await writeFileAtomic(where.memoryDir, 'team/MEMORY.md', `${team}- [Team mine](team_mine.md) — the change's\n`);
+      await writeFileAtomic(where.memoryDir, 'MEMORY.md', `${mine}- [Mine](project_mine.md) — the change's\n`);
+    });
+    const index = await read('MEMORY.md');
+    const team = await read('team/MEMORY.md');
+    expect(index).toContain(pointer);
+    expect(index).toContain('(project_mine.md)');
+    expect(team).toContain(teamPointer);
+    expect(team).toContain('(team_mine.md)');
+    const [change] = await listHistory(where.memoryDir, opts);
+    expect(change!.rev).toBe(entry!.rev);
+    await undoChange({ ...opts, rev: entry!.rev });
+    expect(await read('MEMORY.md')).toContain(pointer);
+    expect(await read('team/MEMORY.md')).toContain(teamPointer);
+    expect(await read('MEMORY.md')).not.toContain('project_mine.md');
+  });
 });
