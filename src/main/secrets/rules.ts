@@ -245,11 +245,16 @@ function urlCredentials(text: string): RuleMatch[] {
 // - the password is no placeholder (as a URL's, heuristics.ts) and looks made: 8 to 128 characters of
 //   three kinds (lower, upper, digit, other), or 12 or more of two kinds with entropy ≥ 3 — but never
 //   only the lower-case letters, digits and `._+-` of an e-mail's local part (`alice.smith2` in
-//   `Owner:alice.smith2@example.com` is an address; a password like that, with no scheme, is missed).
+//   `Owner:alice.smith2@example.com` is an address; a password like that, with no scheme, is missed),
+//   nor a person's name before a mail domain (`PM:Alice.Wang@corp.com`, `Mary-Jane.O-Neil2024@…`:
+//   words joined by `.`, `_` or `-`, each a capital or not then lower-case letters, up to 4 digits
+//   after, before a host ending in a letter domain with no port).
 // Sticky and tried only after a `:` that has a word before it (`hostCredentials`): linear.
 const HOST_CREDENTIALS = /([A-Za-z0-9][A-Za-z0-9._-]{0,63}):([^\s:@/?#'"`<>]{8,128})@([A-Za-z0-9][A-Za-z0-9.-]{0,252})(:[0-9]{1,5})?(?![A-Za-z0-9.@-])/y;
 const EMAIL_LABEL = /^(?:mailto|e-?mail|mail|contact|from|to|cc|bcc|reply-?to|sender|author|owner|by|tel|sip|xmpp|im|re|fwd?|via|ping|dm|cc'd)$/i;
 const EMAIL_LOCAL_PART = /^[a-z0-9._+-]+$/;
+const NAME_LOCAL_PART = /^[A-Za-z][a-z]*(?:[._-][A-Za-z][a-z]*)+[0-9]{0,4}$/;
+const MAIL_DOMAIN = /\.[A-Za-z]{2,24}$/;
 function hostCredentials(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (let colon = text.indexOf(':'); colon !== -1; colon = text.indexOf(':', colon + 1)) {
@@ -263,6 +268,7 @@ function hostCredentials(text: string): RuleMatch[] {
     const [, user, password, host, port] = m as unknown as [string, string, string, string, string | undefined];
     if (!/[A-Za-z]/.test(user) || EMAIL_LABEL.test(user) || (!host.includes('.') && port === undefined) || host.endsWith('.')) continue;
     if (looksLikePlaceholderUrlPassword(password, user) || EMAIL_LOCAL_PART.test(password)) continue;
+    if (port === undefined && NAME_LOCAL_PART.test(password) && MAIL_DOMAIN.test(host)) continue;
     const classes = charClasses(password);
     if (!(classes >= 3 || (password.length >= 12 && classes >= 2 && entropy(password) >= 3))) continue;
     found.push({ start: colon + 1, end: colon + 1 + password.length });

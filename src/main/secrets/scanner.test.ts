@@ -409,6 +409,11 @@ describe('every view a reader could decode (issue 15)', () => {
       `image: myapp:Release2024@sha256:${r(HEX, 64, 3)}`,
       'npm install strip:npm:String-Width4@4.2.3',
       'Times: 09:15Standup@Room4.B and 10:30Review@hq.example',
+      // A person named before their address (review s42): no password, in ASCII or after a full-width colon.
+      'PM:Alice.Wang@corp.com',
+      'Reviewer:Jane.Doe@example.com',
+      'Owner:Mary-Jane.O-Neil2024@example.org',
+      '负责人 PM：Alice.Wang@corp.com',
     ]) {
       expect(await scanText(text), text).toEqual([]);
     }
