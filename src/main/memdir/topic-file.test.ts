@@ -63,6 +63,17 @@ describe('parseTopicFile (R-TOPIC)', () => {
     expect(parseTopicFile('---\nname: n\ndescription: top\nmetadata:\n  type: user\n  description: nested\n---\n', 'n.md').meta.description).toBe('top');
   });
 
+  it('saving a memory whose description is only under metadata: adds no empty one at the top (a type change, a save leaving the field empty)', () => {
+    const before = '---\nname: nested-desc\nmetadata:\n  type: reference\n  description: only under metadata\n---\nBody.\n';
+    const after = serializeTopicFile({ name: 'nested-desc', description: '', type: 'project' }, 'Body.\n', before);
+    expect(after).toBe('---\nname: nested-desc\nmetadata:\n  type: project\n  description: only under metadata\n---\nBody.\n');
+    // Written by the person: it goes to the top, where Claude Code reads it.
+    const moved = serializeTopicFile({ name: 'nested-desc', description: 'now at the top', type: 'reference' }, 'Body.\n', before);
+    expect(parseTopicFile(moved, 'nested-desc.md').meta.description).toBe('now at the top');
+    // A memory with no description anywhere still gets the empty field it always got.
+    expect(serializeTopicFile({ name: 'n', description: '', type: 'user' }, 'x\n', '---\nname: n\ntype: user\n---\nx\n')).toContain('description:');
+  });
+
   it('reads no type from a file-name prefix when there is no frontmatter, as Claude Code reads none', () => {
     expect(parseTopicFile('plain notes', 'feedback_testing.md').meta.type).toBeNull();
   });

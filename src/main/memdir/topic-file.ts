@@ -234,7 +234,10 @@ export function serializeTopicFile(fields: TopicFields, body: string, previous?:
     if (value !== undefined) edits.push({ path: inMetadata && nested ? ['metadata', key] : [key], value });
   };
   setField('name', fields.name.trim(), false);
-  setField('description', fields.description.replace(/[\r\n]+/g, ' ').trim(), false);
+  const description = fields.description.replace(/[\r\n]+/g, ' ').trim();
+  // A description kept only under `metadata:` (Claude Code does not read it there; Health says to
+  // move it) is not joined by an empty one at the top that nobody wrote.
+  if (description !== '' || doc.has('description') || !doc.hasIn(['metadata', 'description'])) setField('description', description, false);
   setField('type', fields.type, true);
   setField('originSessionId', fields.originSessionId, true);
   setField('modified', fields.modified, true);
