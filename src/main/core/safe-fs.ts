@@ -358,13 +358,17 @@ export async function appendDataLines(file: string, text: string, opts: { mode?:
   try {
     const start = (await handle.stat()).size;
     const bytes = Buffer.from(text, 'utf8');
+    let written = 0;
     try {
-      const { bytesWritten } = await handle.write(bytes);
+      written = (await handle.write(bytes)).bytesWritten;
       // A short write is the disk running out part-way: the rest would only fail on ENOSPC.
-      if (bytesWritten < bytes.length) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      if (written < bytes.length) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
       await handle.sync();
     } catch (err) {
-      await handle.truncate(start).catch(() => undefined);
+      // Cut back only this append: never a line another process appended meanwhile
+      // (then the file no longer ends where this write did, and it is left as it is).
+      const size = (await handle.stat().catch(() => null))?.size;
+      if (size === start + written) await handle.truncate(start).catch(() => undefined);
       throw where(err);
     }
   } finally {
