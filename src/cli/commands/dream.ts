@@ -182,6 +182,9 @@ held back for confirmation, or the dream failed ("error" says why), 2 usage or I
     }
     const { record } = result;
     if (!record) {
+      // Ctrl-C before the dream began (its gates, its lock): nothing was changed, and it exits as every command stopped so.
+      const stoppedEarly = signals.stopped('The dream had not begun: nothing was changed.');
+      if (stoppedEarly !== null) return stoppedEarly;
       if (values.json)
         printJson(io, {
           id: null,
