@@ -25,6 +25,7 @@ import { refuseUndoneImport } from './imports.js';
 import { putBackChange, removeEmptyFolders } from './put-back.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { mergeLines } from '../../shared/line-merge.js';
+import { parseIndex } from '../../shared/index-format.js';
 
 export { HistoryError } from './git.js';
 export type { BroughtBack, HistoryEntry, HistoryFileChange } from './log-format.js';
@@ -334,7 +335,8 @@ function mergeOntoOthers(base: string, mine: string, theirs: string): string {
     seen.set(line, n);
     return n <= Math.max(inMine.get(line) ?? 0, inTheirs.get(line) ?? 0);
   });
-  return kept.join('\n').replace(/\n/g, theirs.includes('\r\n') ? '\r\n' : '\n');
+  // In the line ending the index's one reader gives the disk's text (index-format.ts).
+  return kept.join('\n').replace(/\n/g, parseIndex(theirs).eol);
 }
 
 function withNotes(summary: string, notes: readonly string[]): string {
