@@ -148,7 +148,11 @@ const SPLIT_TOKEN = new RegExp(
 );
 
 // Whether any of the above could apply (a line prefix only matters to a multi-line format).
-const ANY_ENCODING = /[^\x00-\x7F]|<!--|-->|\\[nrtbf"\\/u]|%[0-7][0-9A-Fa-f]|&#|&[A-Za-z]{2,8};|PRIVATE KEY|service_account/;
+const ANY_ENCODING =
+  /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|<!--|-->|\\[nrtbf"\\/u]|%[0-7][0-9A-Fa-f]|&#|&[A-Za-z]{2,8};|PRIVATE KEY|service_account/;
+const NON_ASCII = /[^\x00-\x7F]/;
+/** Whether a character of `text` reads as another in its compatibility form (full-width letters): an em dash, a Chinese word or an accent does not. */
+const hasCompatibilityForms = (text: string): boolean => NON_ASCII.test(text) && text.normalize('NFKC') !== text;
 const SPLIT_HINT = new RegExp(String.raw`${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200}\r?\n|:\/\/[^\s/:@]{0,100}:[^\s@/]{0,200}@?\r?\n|${SLACK_HOOK_PATH}\r?\n`);
 
 const removeInvisible = rewrite(INVISIBLE, () => '');
@@ -213,7 +217,7 @@ const MAX_ROUNDS = 3;
  */
 export function decodedView(text: string): TextView | null {
   // Most memories hold none of these: one test, no allocation.
-  if (!ANY_ENCODING.test(text)) return null;
+  if (!ANY_ENCODING.test(text) && !hasCompatibilityForms(text)) return null;
   let view = blankCommentMarkers(compatibilityForms(removeInvisible(identity(text))));
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = view.text;
