@@ -435,6 +435,24 @@ describe('listAgentMemories (R-AGENT)', () => {
       expect(JSON.stringify(warnings)).not.toContain(token);
     });
 
+    it('names each secret of a file by its line in the commit that added it, when older commits added them (review s42: lines out of step)', async () => {
+      git(repo, 'init', '-q');
+      await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));
+      const plain = ['---', 'name: ci', 'description: CI bot', 'type: reference', '---', '', 'Notes.', 'More notes.'];
+      const file = await memory('agent-memory', 'deployer/reference_ci.md', `${plain.join('\n')}\n`);
+      commit('agent memory');
+      const other = `ghp_${'Q7wE3rT9yU1iO5pA2sD8fG4hJ6kL0zX3cV9b'}`;
+      // Line 7 gets the first token (commit 2), line 10 the second (commit 3).
+      await fs.writeFile(file, `${[...plain.slice(0, 6), `Bot token: ${token}`, ...plain.slice(6)].join('\n')}\n`);
+      commit('first token');
+      await fs.appendFile(file, `Deploy token: ${other}\n`);
+      commit('second token');
+      await fs.writeFile(file, `${plain.join('\n')}\n`);
+      commit('tokens out');
+      const [warning] = await historyWarnings();
+      expect(warning!.message).toContain('a GitHub token (ghp_************) at line 10, a GitHub token (ghp_************) at line 7 of commit');
+    });
+
     it('names a deleted file and a token in an old file name the same way; a secret still in the file is told once, as in the file', async () => {
       git(repo, 'init', '-q');
       await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));

@@ -461,7 +461,10 @@ async function historySecretWarnings(
     const known = byFile.get(change.file);
     if (known) {
       for (const f of gone) {
-        if (!known.findings.some((k) => k.fingerprint === f.fingerprint)) known.findings.push(f);
+        if (known.findings.some((k) => k.fingerprint === f.fingerprint)) continue;
+        // Its line in the file as the commit that added it left it, as for the newest commit's.
+        known.findings.push(f);
+        known.lines.push(change.from[f.line - 1] ?? f.line);
       }
     } else byFile.set(change.file, { commit: change.commit, findings: gone, lines: gone.map((f) => change.from[f.line - 1] ?? f.line) });
   }
