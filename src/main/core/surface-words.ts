@@ -5,7 +5,8 @@
  * `way()` here for its words: the terminal's while a `memdir` command runs (src/cli/main.ts wraps
  * each run in `inTerminal`), the app's otherwise. One table with both columns: a rewording cannot
  * reach one surface and miss the other. Nothing rewrites text after it is made — a memory that
- * happens to hold the app's words prints as written.
+ * happens to hold the app's words prints as written. A sentence that is saved (a log's reason) is
+ * not asked here: it is shown later on either surface, so it is worded true for both.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -23,10 +24,6 @@ export const WAYS = {
   recallModel: { app: 'the recall model in Settings', cli: "the recall model (model.models.recall in Memdir's settings.json)" },
   confirmDream: { app: 'Review and confirm it in the Dream tab.', cli: "Review it, then apply it with `memdir dream confirm` and the dream's id." },
   personalConnect: { app: 'connect again in Settings → Personal sync.', cli: 'connect again with `memdir personal connect`.' },
-  oneClickSuggestion: {
-    app: 'Offline: a suggestion to make into a memory in one click.',
-    cli: "Offline: a suggestion, waiting in the app's review queue to be made into a memory.",
-  },
 } as const satisfies Record<string, { app: string; cli: string }>;
 
 type Surface = 'app' | 'cli';

@@ -18,7 +18,6 @@ import { ExtractAnswerError, extractSystemPrompt, MAX_ANSWER_TOKENS, buildExtrac
 import { type ExtractionStore, newId } from './extraction-store.js';
 import { findRememberStatements, suggestionOperation } from './remember-statements.js';
 import { type ValidationTarget, validateOperation } from './validate-operation.js';
-import { way } from '../core/surface-words.js';
 
 /** Model failures worth trying again at the next turn end. */
 const TRANSIENT: ReadonlySet<string> = new Set(['rate-limited', 'overloaded', 'server', 'timeout', 'network']);
@@ -144,7 +143,8 @@ export class SpanDecider {
         operations.push({
           operation: checked.operation,
           disposition: 'queued',
-          reason: way('oneClickSuggestion'),
+          // Saved in the log and shown by the app and the CLI alike: true on both.
+          reason: "Offline: a suggestion to make into a memory, waiting in the app's review queue.",
           warnings: checked.warnings,
           proposalId: proposal.id,
         });
