@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanText } from '../src/main/secrets/index.js';
+import { sanitizeDirName } from '../src/shared/sanitize.js';
 import { AlertCenter } from '../src/main/team/index.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { type Host, startHost } from './support/host.js';
@@ -90,6 +91,17 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
         findings,
       });
     }
+    // A second project whose own settings turn auto memory off: its dashboard row carries the "auto memory off" badge.
+    const offDir = await fs.realpath(await fs.mkdtemp(path.join(root, 'off-')));
+    await fs.mkdir(path.join(offDir, '.claude'));
+    await fs.writeFile(path.join(offDir, '.claude', 'settings.json'), JSON.stringify({ autoMemoryEnabled: false }));
+    const offProject = path.join(home, 'projects', sanitizeDirName(offDir));
+    await fs.mkdir(path.join(offProject, 'memory'), { recursive: true });
+    await fs.writeFile(path.join(offProject, 'memory', 'MEMORY.md'), '');
+    await fs.writeFile(
+      path.join(offProject, '0b6f3f6e-1111-4222-8333-944455556666.jsonl'),
+      `${JSON.stringify({ type: 'user', version: '2.1.332', cwd: offDir, sessionId: 's', message: { role: 'user', content: 'hi' } })}\n`,
+    );
     host = await startHost(['--home', home, '--port', '0', '--data-dir', data]);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1024, height: 700 } });
@@ -204,6 +216,19 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
     expect(await page.locator(`[id="${about}"]`).textContent()).toContain('unlisted (Not listed in MEMORY.md)');
   });
 
+  it("a dashboard row's badge shows its reason while the keyboard is on the project's name (review s42: mouse only)", async () => {
+    await start('#/');
+    const name = page.locator('tr', { has: page.getByText('auto memory off') }).locator('button.project-name');
+    await name.waitFor({ timeout: 20_000 });
+    await name.focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    const hint = page.locator('.focus-hint');
+    await expect.poll(() => hint.textContent({ timeout: 500 }).catch(() => null)).toMatch(/^auto memory off: Auto memory is off: /);
+    await page.keyboard.press('Escape');
+    expect(await hint.count()).toBe(0);
+  });
+
   // s41 left it to screen readers: the list keeps the focus (aria-activedescendant), so a sighted keyboard user saw "unlisted" and no reason.
   it("a memory row's badge shows its reason to a sighted keyboard user arrowing to the row; Escape hides it", async () => {
     await start(`#/p/${DIR}/memories`);
@@ -222,5 +247,14 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
     expect(h!.x + h!.width).toBeLessThanOrEqual(width);
     await page.keyboard.press('Escape');
     expect(await hint.count()).toBe(0);
+    // Dismissed stays dismissed when the page scrolls (WCAG 1.4.13; review s42: a scroll brought it back)…
+    // Runs in the page (as text: this suite's TypeScript has no DOM types).
+    await page.evaluate("for (const el of [document, ...document.querySelectorAll('main, [role=listbox]')]) el.dispatchEvent(new Event('scroll'))");
+    await page.waitForTimeout(200);
+    expect(await hint.count()).toBe(0);
+    // …and comes back once the focus comes back to the list.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Shift+Tab');
+    await expect.poll(() => hint.textContent({ timeout: 500 }).catch(() => null)).toBe('unlisted: Not listed in MEMORY.md');
   });
 });

@@ -4,7 +4,8 @@
  *   a hovering mouse;
  * - for a list that keeps the focus itself and points at its active row (aria-activedescendant: the
  *   memory list), that row's badges and their reasons (Badge's `data-why`): "unlisted: Not listed in
- *   MEMORY.md". Arrowing to another row shows that row's.
+ *   MEMORY.md". Arrowing to another row shows that row's;
+ * - for a control in a table row (the dashboard's project name), that row's badges and their reasons.
  * A screen reader already reads both (the title as the control's description, a badge's reason after
  * its word), so this text is hidden from it (read once, not twice). Escape hides it (WCAG 1.4.13:
  * dismissible without moving the focus). One place for every titled control and every badge,
@@ -31,27 +32,45 @@ function beside(r: DOMRect, text: string): Hint {
   };
 }
 
+/** The badges of `row` with their reasons (Badge's `data-why`), one a line: "unlisted: Not listed in MEMORY.md". */
+function badgeReasons(row: Element | null): string | null {
+  const reasons = row ? [...row.querySelectorAll<HTMLElement>('[data-why]')].map((b) => `${b.textContent?.trim()}: ${b.dataset.why}`) : [];
+  return reasons.length > 0 ? reasons.join('\n') : null;
+}
+
 function hintFor(el: Element | null): Hint | null {
   if (!(el instanceof HTMLElement) || !el.matches(':focus-visible')) return null;
   const activeId = el.getAttribute('aria-activedescendant');
   if (activeId) {
     const row = document.getElementById(activeId);
-    const reasons = row ? [...row.querySelectorAll<HTMLElement>('[data-why]')].map((b) => `${b.textContent?.trim()}: ${b.dataset.why}`) : [];
-    return row && reasons.length > 0 ? beside(row.getBoundingClientRect(), reasons.join('\n')) : null;
+    const reasons = badgeReasons(row);
+    return row && reasons ? beside(row.getBoundingClientRect(), reasons) : null;
   }
   const text = el.getAttribute('title')?.trim();
   // A title that only repeats what the control says adds nothing to show.
-  if (!text || text === el.textContent?.trim() || text === el.getAttribute('aria-label')) return null;
-  return beside(el.getBoundingClientRect(), text);
+  if (text && text !== el.textContent?.trim() && text !== el.getAttribute('aria-label')) return beside(el.getBoundingClientRect(), text);
+  // A table row's control (the dashboard's project name): the row's badges ("auto memory off") and why.
+  const reasons = badgeReasons(el.closest('tr'));
+  return reasons ? beside(el.getBoundingClientRect(), reasons) : null;
 }
 
 export function FocusHint() {
   const [hint, setHint] = useState<Hint | null>(null);
   useEffect(() => {
-    const show = () => setHint(hintFor(document.activeElement));
+    // Escape keeps it hidden until the focus or the active row moves (a scroll does not bring it back).
+    let dismissed = false;
+    const show = () => {
+      dismissed = false;
+      setHint(hintFor(document.activeElement));
+    };
+    const follow = () => {
+      if (!dismissed) setHint(hintFor(document.activeElement));
+    };
     const hide = () => setHint(null);
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') hide();
+      if (e.key !== 'Escape') return;
+      dismissed = true;
+      hide();
     };
     // A list's active row moves with the arrows, the focus stays on the list.
     const rows = new MutationObserver(show);
@@ -61,13 +80,13 @@ export function FocusHint() {
     // Capture: before a control's own Escape moves the focus (whose new hint then shows).
     document.addEventListener('keydown', onKey, true);
     // A scrolled page moves the control from under its hint; a scrolled list brings its active row into view.
-    document.addEventListener('scroll', show, true);
+    document.addEventListener('scroll', follow, true);
     return () => {
       rows.disconnect();
       document.removeEventListener('focusin', show);
       document.removeEventListener('focusout', hide);
       document.removeEventListener('keydown', onKey, true);
-      document.removeEventListener('scroll', show, true);
+      document.removeEventListener('scroll', follow, true);
     };
   }, []);
   if (!hint) return null;
