@@ -32,7 +32,7 @@ import { predictBuiltIndex } from './scan-dir.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
-import { type BatchedIndex, batchedIndex, runIndexBatch } from './index-batch.js';
+import { batchedIndex, runIndexBatch } from './index-batch.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, syncingFoldersOnce, writeFileAtomic } from '../core/safe-fs.js';
 import { confineOrNull, resolveInside } from '../core/confined-path.js';
@@ -409,19 +409,10 @@ function checkedSize(text: string): string {
  */
 export function writingIndexesOnce<T>(opts: { foldersOnce?: boolean }, fn: () => Promise<T>): Promise<T> {
   return runIndexBatch(opts.foldersOnce ? () => syncingFoldersOnce(fn) : fn, async (held) => {
-    for (const index of held) await writeBatchedIndex(index);
+    // Changed on disk while the change ran (Claude Code appended a pointer), the write merges the
+    // change's edits onto what is there, as every index write inside a change does (history's transact).
+    for (const index of held) await writeIndex(index.where, index.parsed, index.before);
   });
-}
-
-/**
- * A bulk change's index, written once at its end. Changed on disk while the change ran (Claude
- * Code saved a memory and appended its pointer — a bulk change over thousands of memories takes
- * long enough), the write merges the change's edits onto what is there now, as every write of an
- * index inside a change does (history's transact): nothing Claude Code wrote is written over or
- * taken away by the change's undo.
- */
-function writeBatchedIndex(index: BatchedIndex): Promise<void> {
-  return writeIndex(index.where, index.parsed, index.before);
 }
 
 function tx<T>(where: Where, source: ChangeSource, summary: string, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
