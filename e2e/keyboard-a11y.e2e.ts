@@ -9,18 +9,17 @@
  * which view is open; chip text and "ok" green were under 4.5:1; scrolling boxes took no focus.
  */
 import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from '../src/main/memdir/test-support/shared-fixtures.js';
+import { axeFindings } from './support/axe.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { type Host, startHost } from './support/host.js';
 
 requireBrowser();
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const CLAWS = '-work-ab0t-com__claws';
 const FIXTURES = ['ab0t-com__claws', 'albert821107__life_manage'];
 const SHARED = sharedMemoryFixtures();
@@ -299,7 +298,6 @@ describe.skipIf(SKIP !== null)(`the app by keyboard and screen reader${SKIP ? ` 
   });
 
   it('axe-core finds nothing moderate, serious or critical on the main views', async () => {
-    const axe = await fs.readFile(AXE, 'utf8');
     const tabs = ['memories', 'index', 'health', 'history', 'recall', 'dream', 'team'];
     const views: [string, string][] = [
       ['dashboard', '#/'],
@@ -327,13 +325,8 @@ describe.skipIf(SKIP !== null)(`the app by keyboard and screen reader${SKIP ? ` 
         if (name.endsWith('history')) await page.getByRole('list', { name: 'History' }).getByRole('button').first().click();
         if (name === 'narrow menu') await page.getByRole('button', { name: 'Menu' }).click();
 
-        await page.evaluate(axe);
-        const violations = (await page.evaluate(
-          "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
-        )) as { id: string; impact: string; nodes: string[] }[];
         // Moderate too (session 41): heading-order found h1 then h3 on Index, Health and History.
-        for (const v of violations.filter((v) => v.impact !== 'minor'))
-          found.push(`${theme} ${name}: ${v.id} (${v.nodes.length}): ${v.nodes.slice(0, 3).join(', ')}`);
+        found.push(...(await axeFindings(page, `${theme} ${name}`)));
       }
       await page.setViewportSize({ width: 1024, height: 700 });
     }

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanText } from '../src/main/secrets/index.js';
 import { AlertCenter } from '../src/main/team/index.js';
 import { type ServerProcess, startServerProcess } from '../src/server/test-support/server-process.js';
+import { axeFindings } from './support/axe.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { type Host, artifact, startHost } from './support/host.js';
 
@@ -29,6 +30,11 @@ const topic = (name: string, type: string, body = 'Body.') =>
 const LONG = '-work-benzabonanza__QuantumFurnace.jl';
 const LONGER = '-work-PinKushin__Tf2DemoSalvage';
 const SHORT = '-work-albert821107__life_manage';
+// Words as users write them (s43, the views checked at 320 px): a long Chinese name and description, URLs.
+const CJK_FILE = 'project_结账服务部署到共享预发布集群及其回滚计划.md';
+const CJK_NAME = '结账服务部署到共享预发布集群的完整流程与回滚计划说明文档';
+const URL = 'https://wiki.example.com/engineering/platform/payments/checkout-service/deploys/staging-cluster-rollback-plan-2026';
+const GONE_FILE = 'reference_the_old_staging_cluster_dashboard_which_no_longer_exists_anywhere.md';
 const TEAM_FILE = 'project_deploys_to_the_shared_staging_cluster_of_the_checkout_service_and_its_rollback_plan.md';
 
 /** Each element of `selector` that ends past the visible edge of the page's scroll box, or is cut, and whether the page scrolls sideways. */
@@ -100,6 +106,25 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
       await fs.writeFile(path.join(memory, 'team', TEAM_FILE), topic(`Deploys of ${dir.slice(-12)}`, 'project', 'No deploys on Fridays.'));
       await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), `- [Deploys](${TEAM_FILE}) — when we ship\n`);
     }
+    // The second one's index: a long Chinese memory with URLs, and a line to a file that is gone (Health's widest row).
+    await fs.writeFile(
+      path.join(memoryOf(LONGER), CJK_FILE),
+      `---\nname: ${CJK_NAME}\ndescription: ${'每次部署前先在预发布集群验证，再按回滚计划逐步发布；'.repeat(4)}详见 ${URL}\ntype: project\n---\n\n参见 ${URL}/${'a'.repeat(60)}\n`,
+    );
+    await fs.appendFile(
+      path.join(memoryOf(LONGER), 'MEMORY.md'),
+      `- [${CJK_NAME}](${CJK_FILE}) — 每次部署前先在预发布集群验证 ${URL}\n- [旧的预发布集群仪表板](${GONE_FILE}) — ${URL}\n`,
+    );
+    // An agent with a memory (the Agents view), its name and memory in long words too.
+    await fs.mkdir(path.join(home, 'agents'), { recursive: true });
+    await fs.writeFile(
+      path.join(home, 'agents', 'checkout-service-deploy-reviewer.md'),
+      `---\nname: checkout-service-deploy-reviewer\nmemory: user\ndescription: 审查结账服务的每一次部署与回滚计划 ${URL}\n---\nYou review deploys.\n`,
+    );
+    const agentMemory = path.join(home, 'agent-memory', 'checkout-service-deploy-reviewer');
+    await fs.mkdir(agentMemory, { recursive: true });
+    await fs.writeFile(path.join(agentMemory, CJK_FILE), topic(CJK_NAME, 'feedback', `参见 ${URL}`));
+    await fs.writeFile(path.join(agentMemory, 'MEMORY.md'), `- [${CJK_NAME}](${CJK_FILE}) — ${URL}\n`);
     // Two of the three share their team memory through a real sync server (the Team column's states).
     const db = path.join(root, 'server', 'team-sync.sqlite');
     server = await startServerProcess([MEMDIR], db, { rate: 1000, timeoutMs: 20_000 });
@@ -263,6 +288,63 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
         await zoomed.close();
       }
     }
+    expect(errors).toEqual([]);
+  });
+
+  // s42 stopped at the dashboard, a project, History and Alerts; the other views at WCAG 1.4.10's 320 px, with long
+  // Chinese names, URLs and long descriptions: nothing past the right edge, every control in reach, axe clean light and dark.
+  it('at 320 px: Index, Health, Recall, Dream, Team (a conflict, a secret alert), Settings, Agents and Review do not scroll sideways; axe finds nothing', async () => {
+    const heading = (name: string | RegExp) => (p: Page) => p.getByRole('heading', { name, level: 1 }).first().waitFor({ timeout: 20_000 });
+    const views: [string, string, (p: Page) => Promise<unknown>][] = [
+      ['index', `#/p/${LONGER}/index`, (p) => p.getByRole('list', { name: 'MEMORY.md lines' }).getByText(CJK_NAME).first().waitFor({ timeout: 20_000 })],
+      ['health', `#/p/${LONGER}/health`, (p) => p.getByText(GONE_FILE).first().waitFor({ timeout: 20_000 })],
+      ['recall', `#/p/${LONGER}/recall`, heading(LONGER)],
+      ['dream', `#/p/${LONGER}/dream`, heading(LONGER)],
+      ['team-conflict', `#/p/${LONGER}/team`, (p) => p.getByRole('table', { name: 'Conflicts to resolve' }).waitFor({ timeout: 20_000 })],
+      ['team-secret', `#/p/${LONG}/team`, (p) => p.getByText('Files holding a secret are never uploaded').waitFor({ timeout: 30_000 })],
+      ['settings', '#/settings', heading(/Settings/)],
+      ['agents', '#/agents', (p) => p.getByText('checkout-service-deploy-reviewer').first().waitFor({ timeout: 20_000 })],
+      ['review', '#/review', heading(/Review/)],
+    ];
+    // A team file of the first one holds a secret: its Team tab says it waits (a real scan by the sync).
+    const secret = ['ghp_', 'Qz7Wm2Lk', 'Xc4Vb8Nr', 'Ty1Hp5Sd', 'Gf3Ja6Ke', 'u9Mo'].join('');
+    await fs.writeFile(path.join(memoryOf(LONG), 'team', 'reference_部署机器人令牌.md'), topic('部署机器人的令牌', 'reference', `Token: ${secret}`));
+    const zoomed = await browser.newPage({ viewport: { width: 320, height: 480 }, deviceScaleFactor: 2 });
+    zoomed.on('pageerror', (e) => errors.push(e.message));
+    const found: string[] = [];
+    try {
+      for (const theme of ['light', 'dark'] as const) {
+        await zoomed.emulateMedia({ colorScheme: theme });
+        for (const [name, hash, ready] of views) {
+          await zoomed.goto(`${host.url}${hash}`);
+          await ready(zoomed);
+          await zoomed.waitForTimeout(500);
+          if (theme === 'light') {
+            await zoomed.screenshot({ path: artifact(`zoom-${name}-320.png`), fullPage: true });
+            expect.soft(await sideways(zoomed), `${name} at 320 px`).toEqual([]);
+            // In reach: every control starts inside the window too (nothing pushed off the left), and the view
+            // scrolls down to its last one.
+            const unreachable = await zoomed.locator('main.content').evaluate((main) => {
+              const out: string[] = [];
+              for (const el of main.querySelectorAll('button, a[href], input, select, textarea, [role="textbox"], [tabindex="0"]')) {
+                const r = el.getBoundingClientRect();
+                if (r.width === 0 && r.height === 0) continue;
+                if (r.left < -0.5) out.push(`${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}" starts at ${Math.round(r.left)} px`);
+              }
+              const style = main.ownerDocument.defaultView!.getComputedStyle(main);
+              if (main.scrollHeight > main.clientHeight + 1 && !['auto', 'scroll'].includes(style.overflowY))
+                out.push('main is taller than the window and does not scroll');
+              return out;
+            });
+            expect.soft(unreachable, `${name} at 320 px`).toEqual([]);
+          }
+          found.push(...(await axeFindings(zoomed, `${theme} ${name} at 320 px`)));
+        }
+      }
+    } finally {
+      await zoomed.close();
+    }
+    expect(found).toEqual([]);
     expect(errors).toEqual([]);
   });
 
