@@ -241,10 +241,21 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
       await page.keyboard.press('ArrowDown');
     const hint = page.locator('.focus-hint');
     await expect.poll(() => hint.textContent({ timeout: 500 }).catch(() => null)).toBe('unlisted: Not listed in MEMORY.md');
-    // Beside the row, inside the window.
-    const [r, h, width] = await Promise.all([row.boundingBox(), hint.boundingBox(), page.evaluate('window.innerWidth') as Promise<number>]);
-    expect(h!.y).toBeGreaterThanOrEqual(r!.y + r!.height);
+    // Inside the window, covering neither the row nor the row the arrow goes to next (s43: drawn below the row,
+    // it hid the rows the user was arrowing to).
+    const next = page.locator(`[role="option"]#${id} + [role="option"]`);
+    expect(await next.count(), 'a row after "Unlisted"').toBe(1);
+    const [r, n, h, width] = await Promise.all([
+      row.boundingBox(),
+      next.boundingBox(),
+      hint.boundingBox(),
+      page.evaluate('window.innerWidth') as Promise<number>,
+    ]);
+    const overlaps = (a: typeof r, b: typeof r) => a!.x < b!.x + b!.width && b!.x < a!.x + a!.width && a!.y < b!.y + b!.height && b!.y < a!.y + a!.height;
+    expect(overlaps(h, r), 'the hint covers its row').toBe(false);
+    expect(overlaps(h, n), 'the hint covers the next row').toBe(false);
     expect(h!.x + h!.width).toBeLessThanOrEqual(width);
+    expect(h!.y).toBeGreaterThanOrEqual(0);
     await page.keyboard.press('Escape');
     expect(await hint.count()).toBe(0);
     // Dismissed stays dismissed when the page scrolls (WCAG 1.4.13; review s42: a scroll brought it back)…
@@ -256,5 +267,13 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
     await page.keyboard.press('Tab');
     await page.keyboard.press('Shift+Tab');
     await expect.poll(() => hint.textContent({ timeout: 500 }).catch(() => null)).toBe('unlisted: Not listed in MEMORY.md');
+    // Arrowing back up to the row, the rows the user goes to next are above it: the hint is drawn below.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowUp');
+    await expect.poll(() => hint.textContent({ timeout: 500 }).catch(() => null)).toBe('unlisted: Not listed in MEMORY.md');
+    const previous = page.locator('[role="option"]', { has: page.locator(`xpath=following-sibling::*[@id="${id}"]`) }).last();
+    const [r2, p2, h2] = await Promise.all([row.boundingBox(), previous.boundingBox(), hint.boundingBox()]);
+    expect(overlaps(h2, r2), 'the hint covers its row').toBe(false);
+    expect(overlaps(h2, p2), 'the hint covers the row above, next on the way up').toBe(false);
   });
 });

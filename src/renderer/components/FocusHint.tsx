@@ -4,7 +4,8 @@
  *   a hovering mouse;
  * - for a list that keeps the focus itself and points at its active row (aria-activedescendant: the
  *   memory list), that row's badges and their reasons (Badge's `data-why`): "unlisted: Not listed in
- *   MEMORY.md". Arrowing to another row shows that row's;
+ *   MEMORY.md". Arrowing to another row shows that row's, on the side the arrow came from (over rows
+ *   already read, not the ones the user goes to next);
  * - for a control in a table row (the dashboard's project name), that row's badges and their reasons.
  * A screen reader already reads both (the title as the control's description, a badge's reason after
  * its word), so this text is hidden from it (read once, not twice). Escape hides it (WCAG 1.4.13:
@@ -15,21 +16,40 @@ import { useEffect, useState } from 'react';
 
 interface Hint {
   text: string;
-  top: number;
   left: number;
+  /** Its top edge, when drawn below the row or control… */
+  top?: number;
+  /** …or its bottom edge, when drawn above it (the hint's own height decides nothing: it grows upward). */
+  bottom?: number;
 }
 
 /** The widest a hint is drawn; it stays inside the window. */
 const WIDTH = 320;
+/** Room a hint needs on a side to be drawn there (two lines of reasons). */
+const ROOM = 60;
 
-/** Below `r` if there is room, else above it; never past the window's right edge. */
-function beside(r: DOMRect, text: string): Hint {
-  const below = r.bottom + 6 + 60 < window.innerHeight;
-  return {
-    text,
-    top: below ? r.bottom + 6 : Math.max(4, r.top - 6 - 60),
-    left: Math.max(4, Math.min(r.left, window.innerWidth - Math.min(WIDTH, window.innerWidth - 8) - 4)),
-  };
+/** Above or below `r` (`above`: the side asked for, taken if there is room, else the other side); never past the window's right edge. */
+function beside(r: DOMRect, text: string, above = false): Hint {
+  const roomAbove = r.top - 6 >= ROOM;
+  const roomBelow = r.bottom + 6 + ROOM < window.innerHeight;
+  const left = Math.max(4, Math.min(r.left, window.innerWidth - Math.min(WIDTH, window.innerWidth - 8) - 4));
+  return (above && roomAbove) || (!roomBelow && roomAbove) ? { text, left, bottom: window.innerHeight - r.top + 6 } : { text, left, top: r.bottom + 6 };
+}
+
+/**
+ * Which way the keyboard last moved in a list (s43: a hint drawn below the row hid the rows the user was
+ * arrowing down to). The row's place in its list (not in the window: the list scrolls as the arrow moves).
+ */
+let travel: { list: Element; at: number; down: boolean } | null = null;
+
+/** Arrowing down, the hint goes above the row, over rows already read; arrowing up, below it. First shown: above (lists are read downward). */
+function listHint(list: Element, row: HTMLElement, text: string | null): Hint | null {
+  // Every move counts, to a row with badges or not: the way the user goes is the way they went last.
+  const r = row.getBoundingClientRect();
+  const at = r.top - (row.parentElement ?? list).getBoundingClientRect().top;
+  const down = travel && travel.list === list && travel.at !== at ? at > travel.at : travel?.list === list ? travel.down : true;
+  travel = { list, at, down };
+  return text ? beside(r, text, down) : null;
 }
 
 /** The badges of `row` with their reasons (Badge's `data-why`), one a line: "unlisted: Not listed in MEMORY.md". */
@@ -43,8 +63,7 @@ function hintFor(el: Element | null): Hint | null {
   const activeId = el.getAttribute('aria-activedescendant');
   if (activeId) {
     const row = document.getElementById(activeId);
-    const reasons = badgeReasons(row);
-    return row && reasons ? beside(row.getBoundingClientRect(), reasons) : null;
+    return row ? listHint(el, row, badgeReasons(row)) : null;
   }
   const text = el.getAttribute('title')?.trim();
   // A title that only repeats what the control says adds nothing to show.
@@ -91,7 +110,12 @@ export function FocusHint() {
   }, []);
   if (!hint) return null;
   return (
-    <div className="focus-hint" role="tooltip" aria-hidden="true" style={{ top: hint.top, left: hint.left, maxWidth: Math.min(WIDTH, window.innerWidth - 8) }}>
+    <div
+      className="focus-hint"
+      role="tooltip"
+      aria-hidden="true"
+      style={{ top: hint.top, bottom: hint.bottom, left: hint.left, maxWidth: Math.min(WIDTH, window.innerWidth - 8) }}
+    >
       {hint.text}
     </div>
   );
