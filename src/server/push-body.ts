@@ -7,13 +7,11 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { foldPathKey, sanitizePathKey } from '../shared/path-key.js';
 import { readBodyLimited } from '../shared/protocol/read-body.js';
-import { utf8Length } from '../shared/utf8.js';
+import { strictUtf8, utf8Length } from '../shared/utf8.js';
 import { quoteName } from '../shared/visible-text.js';
 import { type AppEnv, fail } from './http.js';
 import type { ServerLimits } from './limits.js';
 import type { EntryWrite } from './store.js';
-
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A lone UTF-16 surrogate: a string JSON can carry but UTF-8 text cannot. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -45,12 +43,8 @@ export async function readJsonBody(c: Context<AppEnv>, limits: ServerLimits): Pr
     return fail(c, 400, 'invalid-body', 'The request body was cut off.');
   }
   c.set('bytesIn', body.bytes.byteLength);
-  let text: string;
-  try {
-    text = decoder.decode(body.bytes);
-  } catch {
-    return fail(c, 400, 'invalid-utf8', 'The request body is not valid UTF-8.');
-  }
+  const text = strictUtf8(body.bytes);
+  if (text === null) return fail(c, 400, 'invalid-utf8', 'The request body is not valid UTF-8.');
   // Never below the few members of the protocol's own objects, whatever --max-keys says.
   const shape = jsonShape(text, Math.max(limits.maxKeysPerRequest, 16));
   if (shape === 'too-deep') return fail(c, 400, 'invalid-body', `The request body is nested deeper than a push ever is (more than ${MAX_JSON_DEPTH} levels).`);

@@ -15,3 +15,18 @@ export function utf8Length(text: string, start = 0, end = text.length): number {
   }
   return bytes;
 }
+
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * `bytes` as text when they are valid UTF-8 (a BOM kept as U+FEFF), else null: the one strict
+ * decoder — a file, a request or an answer that is not UTF-8 is refused or kept as bytes, never
+ * read with replacement characters.
+ */
+export function strictUtf8(bytes: Uint8Array): string | null {
+  try {
+    return strict.decode(bytes);
+  } catch {
+    return null;
+  }
+}

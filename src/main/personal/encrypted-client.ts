@@ -24,6 +24,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import type { ChecksumsResponse } from '../../shared/protocol/sync.js';
+import { strictUtf8 } from '../../shared/utf8.js';
 import { writeDataFile } from '../core/safe-fs.js';
 import {
   type CommitOutcome,
@@ -48,7 +49,6 @@ const wireSchema = z.object({
 type Pair = z.infer<typeof pairSchema>;
 type WireFile = z.infer<typeof wireSchema>;
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** A push-only sync (no pull before it) checks the key again when the last check is older than this. */
 const VERIFY_EVERY_MS = 60_000;
 
@@ -186,10 +186,8 @@ export class EncryptedSpaceClient implements SpaceClient {
         refused.push({ key: shown(wireKey), reason: `Refused ${shown(wireKey)}: ${openFailure(opened.reason)}. Nothing was written.`, security: true });
         continue;
       }
-      let content: string;
-      try {
-        content = strictUtf8.decode(opened.bytes);
-      } catch {
+      const content = strictUtf8(opened.bytes);
+      if (content === null) {
         refused.push({ key: opened.key, reason: `Refused ${opened.key}: its content is not UTF-8 text.`, security: false });
         continue;
       }

@@ -27,6 +27,7 @@ import {
 import type * as z from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
+import { strictUtf8 } from '../../shared/utf8.js';
 import { MemdirError } from '../../shared/errors.js';
 import { failureWords } from '../../shared/failure-words.js';
 import { maskSecretsIn } from '../secrets/index.js';
@@ -124,7 +125,6 @@ const SENT = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_BODY_TIM
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** Statuses a proxy or gateway answers for a while (busy, restarting): retried, not alerted, even without the protocol's error body. */
 const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The server URL without a trailing slash. */
 export function normalizeServerUrl(server: string): string {
@@ -287,7 +287,9 @@ export class TeamClient implements SpaceClient {
   private parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>, what: string, precheck?: (value: unknown) => void): T {
     let value: unknown;
     try {
-      value = JSON.parse(decoder.decode(bytes));
+      const text = strictUtf8(bytes);
+      if (text === null) throw new Error('not UTF-8');
+      value = JSON.parse(text);
     } catch {
       // Every answer of a Memdir server is JSON: anything else (a web page) is another server.
       const page = /^\s*</.test(Buffer.from(bytes.subarray(0, 512)).toString('utf8'));
@@ -313,7 +315,9 @@ export class TeamClient implements SpaceClient {
   private async errorBody(bytes: Uint8Array): Promise<ErrorResponse | null> {
     let parsed;
     try {
-      parsed = errorResponseSchema.safeParse(JSON.parse(decoder.decode(bytes)));
+      const text = strictUtf8(bytes);
+      if (text === null) return null;
+      parsed = errorResponseSchema.safeParse(JSON.parse(text));
     } catch {
       return null;
     }

@@ -12,6 +12,7 @@
 import { mergedTextProblem } from '../../../shared/conflict-markers.js';
 import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
 import { unionWithOverlaps } from '../../../shared/line-union.js';
+import { strictUtf8 } from '../../../shared/utf8.js';
 import { everyLaterChange, readEntry, transact } from '../../history/index.js';
 import { refuseNewSecrets } from '../../secrets/index.js';
 import { sha256Hex } from '../hash-cache.js';
@@ -20,7 +21,6 @@ import { mergeLines } from '../../../shared/line-merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
 import { shownKey } from './delta.js';
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenientUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** Keep the local version of `key` as a conflict before the pull writes the server's (`rev`: the snapshot holding it). */
@@ -36,12 +36,7 @@ export async function keepConflict(e: SyncEngine, cycle: Cycle, file: TeamFile, 
     .slice(0, 14)}-${sha256Hex(`${key}\0${localSha}\0${entry.sha256}`).slice(0, 8)}`;
   if (e.state.conflicts.some((c) => c.id === id)) return;
   await e.stateFile.writeConflictBytes(id, bytes);
-  let isText = true;
-  try {
-    strictUtf8.decode(bytes);
-  } catch {
-    isText = false;
-  }
+  const isText = strictUtf8(bytes) !== null;
   const conflict: TeamConflict = {
     id,
     key,

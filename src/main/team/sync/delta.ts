@@ -9,6 +9,7 @@
 import type { WaitingItem } from '../../../shared/contract/team.js';
 import type { Finding } from '../../../shared/secret-types.js';
 import { INDEX_FILE } from '../../../shared/limits.js';
+import { strictUtf8 } from '../../../shared/utf8.js';
 import { scopeRefusal } from '../../../shared/memory-types.js';
 import { type FileFacts, parseTopicFile } from '../../memdir/index.js';
 import { maskedForShowing, maskedName, maskedPath, scanText } from '../../secrets/index.js';
@@ -16,8 +17,6 @@ import { secretAlertMessage, secretAlertTitle } from '../alert-center.js';
 import { type TeamFile, TeamPathError, checkTeamDir, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
 import { holdsPulledVersion } from './conflicts.js';
 import type { Cycle, LocalInfo, SyncEngine } from './engine.js';
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** How a refused read shows in the waiting list. */
 function waitingReason(error: TeamPathError): WaitingItem['reason'] {
@@ -222,10 +221,8 @@ async function vetForUpload(
   sha: string,
   bytes: Uint8Array,
 ): Promise<{ content: string } | (WaitingItem & { findings?: Finding[] })> {
-  let content: string;
-  try {
-    content = strictUtf8.decode(bytes);
-  } catch {
+  const content = strictUtf8(bytes);
+  if (content === null) {
     return { key, reason: 'not-utf8', detail: `${e.rel(key)} is not UTF-8 text, so it is not uploaded. Save it as UTF-8.` };
   }
   if (content.includes('\0')) return { key, reason: 'binary', detail: `${e.rel(key)} contains null bytes (a binary file); ${e.space.noun} is text.` };

@@ -20,7 +20,7 @@
  */
 import { foldPathKey } from '../../../shared/path-key.js';
 import { parseEtag } from '../../../shared/protocol/sync.js';
-import { utf8Length } from '../../../shared/utf8.js';
+import { strictUtf8, utf8Length } from '../../../shared/utf8.js';
 import { withReason } from '../../../shared/failure-words.js';
 import { isDiskRefusal } from '../../core/fs-errors.js';
 import { changeWasTakenBack, listHistory, transact } from '../../history/index.js';
@@ -447,8 +447,6 @@ interface Merge {
   theirs: string;
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /**
  * The three-way merge of the local version and the server's on their base, or null when it
  * cannot be made: a side is not text, or the base's content is not known here (then the local
@@ -460,9 +458,6 @@ async function mergeWithServer(e: SyncEngine, file: TeamFile, local: LocalInfo, 
   const base = await e.bases.read(baseSha);
   const bytes = local.bytes ?? (await file.read())?.data ?? null;
   if (!base || !bytes || sha256Hex(bytes) !== local.sha || sha256Hex(base) !== baseSha) return null;
-  try {
-    return mergeLines(strictUtf8.decode(base), strictUtf8.decode(bytes), entry.content);
-  } catch {
-    return null;
-  }
+  const [baseText, localText] = [strictUtf8(base), strictUtf8(bytes)];
+  return baseText === null || localText === null ? null : mergeLines(baseText, localText, entry.content);
 }
