@@ -9,6 +9,7 @@
  *   wrote meanwhile (`external`) → record the files the change wrote (given source).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { processDataDir } from '../core/data-dir.js';
@@ -26,6 +27,7 @@ import { putBackChange, removeEmptyFolders } from './put-back.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { mergeLines } from '../../shared/line-merge.js';
 import { parseIndex } from '../../shared/index-format.js';
+import { strictUtf8 } from '../../shared/utf8.js';
 
 export { HistoryError } from './git.js';
 export type { BroughtBack, HistoryEntry, HistoryFileChange } from './log-format.js';
@@ -235,6 +237,8 @@ interface ChangeState {
   notes: string[];
   dataDir: string;
   noted: NotedWrites;
+  /** Each index as it stood just before the change's opening snapshot (indexStamps). */
+  opening: ReadonlyMap<string, IndexStamp | null>;
 }
 const transactions = new AsyncLocalStorage<ReadonlyMap<string, ChangeState>>();
 
@@ -268,6 +272,10 @@ const INDEXES = new Set([INDEX_FILE, `${TEAM_DIR}/${INDEX_FILE}`]);
  * writer read the index after Claude Code's append) is there once.
  * Not covered: a change that writes one index twice and Claude Code appends between the two writes
  * (the second merge keeps the pointer, but in the change's own entry).
+ * Cost: an index that has not moved since just before the change's opening snapshot (its stamp,
+ * {@link indexStamps}) is what that snapshot recorded, so it is known without asking git; only an
+ * index that moved costs a `rev-parse` and a `cat-file` (a single memory's save is status, add,
+ * commit).
  */
 function keepingOthersIndexLines(memoryDir: string, state: ChangeState): (abs: string, data: string | Uint8Array) => Promise<string | Uint8Array> {
   const lastWritten = new Map<string, string>();
@@ -278,16 +286,24 @@ function keepingOthersIndexLines(memoryDir: string, state: ChangeState): (abs: s
   return async (abs, data) => {
     if (!state.active || path.basename(abs) !== INDEX_FILE) return data;
     // An index handed over as bytes (a restore, a relink) is merged too when it is text.
-    const ours = typeof data === 'string' ? data : utf8OrNull(data);
+    const ours = typeof data === 'string' ? data : strictUtf8(data);
     if (ours === null) return data;
     const repo = await openShadowRepo(memoryDir, state.dataDir);
     const rel = repo ? path.relative(repo.workTree, abs).split(path.sep).join('/') : '';
     if (!repo || !INDEXES.has(rel)) return data;
-    began ??= headCommit(repo);
-    const known = lastWritten.get(abs) ?? (state.noted.files.has(abs) ? null : await textAt(repo, await began, rel));
     let now = await fs.readFile(abs, 'utf8').catch(() => null);
+    if (now === null || now === ours) {
+      lastWritten.set(abs, ours);
+      return data;
+    }
+    let known = lastWritten.get(abs) ?? null;
+    if (!lastWritten.has(abs) && !state.noted.files.has(abs)) {
+      // Stamped after the read: unmoved, what was read is what the opening snapshot recorded.
+      if (await unmovedSince(state.opening.get(rel) ?? null, abs, now)) known = now;
+      else known = await textAt(repo, await (began ??= headCommit(repo)), rel);
+    }
     let text = ours;
-    if (known !== null && now !== null && now !== known && now !== ours) {
+    if (known !== null && now !== known) {
       await recordOthersMeanwhile(memoryDir, state.dataDir, state.noted.files);
       now = (await fs.readFile(abs, 'utf8').catch(() => null)) ?? now;
       text = mergeOntoOthers(known, ours, now);
@@ -297,12 +313,55 @@ function keepingOthersIndexLines(memoryDir: string, state: ChangeState): (abs: s
   };
 }
 
-function utf8OrNull(bytes: Uint8Array): string | null {
+/** An index's file as it stood: its stat, and its bytes when the stat alone could miss a write. */
+interface IndexStamp {
+  stat: fsSync.BigIntStats;
+  /** Read when the index was written too lately for its mtime to tell (RACY_NS): compared instead. */
+  bytes: Buffer | null;
+}
+
+/**
+ * How recent an mtime may be and still not tell a later write apart: a file system stamps times at
+ * its own granularity (a clock tick of a few ms on Linux, 2 s on FAT), so a write in the same
+ * tick as the one stamped keeps the mtime — and a same-size write, the whole stat but ctime.
+ */
+const RACY_NS = 3_000_000_000n;
+
+/**
+ * Each index of `realDir` (MEMORY.md, team/MEMORY.md) as it stands now, taken just before a
+ * change's opening snapshot: null when it is not there. Opened, not read through `fs.readFile`.
+ */
+async function indexStamps(realDir: string): Promise<Map<string, IndexStamp | null>> {
+  const stamps = new Map<string, IndexStamp | null>();
+  for (const rel of INDEXES) {
+    const abs = path.join(realDir, ...rel.split('/'));
+    const racyFrom = BigInt(Date.now()) * 1_000_000n - RACY_NS;
+    const stat = await fs.stat(abs, { bigint: true }).catch(() => null);
+    const bytes = stat && stat.mtimeNs >= racyFrom ? await readOpened(abs) : null;
+    stamps.set(rel, stat && (bytes !== null || stat.mtimeNs < racyFrom) ? { stat, bytes } : null);
+  }
+  return stamps;
+}
+
+async function readOpened(abs: string): Promise<Buffer | null> {
+  const handle = await fs.open(abs, 'r').catch(() => null);
+  if (!handle) return null;
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return await handle.readFile();
   } catch {
     return null;
+  } finally {
+    await handle.close().catch(() => undefined);
   }
+}
+
+/** Whether the index at `abs`, read as `text`, is the file `stamp` saw (null stamp: never known unmoved). */
+async function unmovedSince(stamp: IndexStamp | null, abs: string, text: string): Promise<boolean> {
+  if (!stamp) return false;
+  if (stamp.bytes) return stamp.bytes.equals(Buffer.from(text, 'utf8'));
+  const now = await fs.stat(abs, { bigint: true }).catch(() => null);
+  const was = stamp.stat;
+  return now !== null && now.dev === was.dev && now.ino === was.ino && now.size === was.size && now.mtimeNs === was.mtimeNs && now.ctimeNs === was.ctimeNs;
 }
 
 /** The newest entry's commit (null: History holds none yet). */
@@ -368,13 +427,15 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
   return withMemoryLock(
     memoryDir,
     async () => {
-      await cleanupTempFiles(await realpathDeepestExisting(memoryDir));
+      const realDir = await realpathDeepestExisting(memoryDir);
+      await cleanupTempFiles(realDir);
+      const opening = await indexStamps(realDir);
       await recordSnapshot(memoryDir, { ...EXTERNAL, dataDir });
       // What this change writes: its files (only these are its entry's, its undo's and its put-back's;
       // another program writing meanwhile is not the change) and the folders it creates (kept in
       // its entry so that undoing it takes them away again).
       const noted: NotedWrites = { created: [], files: new Set() };
-      const state: ChangeState = { active: true, notes: [], dataDir, noted };
+      const state: ChangeState = { active: true, notes: [], dataDir, noted, opening };
       noted.beforeWrite = keepingOthersIndexLines(memoryDir, state);
       const createdFolders = noted.created;
       let result: T;

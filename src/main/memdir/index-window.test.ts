@@ -148,6 +148,46 @@ describe('a pointer Claude Code appends to MEMORY.md between a change’s read o
     expect(after).not.toContain('project_brought.md');
   });
 
+  // The change knows the index without git when it has not moved since the change began
+  // (history.ts indexStamps): a write its stat alone could miss must still be caught.
+  for (const secondsAgo of [60, 0]) {
+    it(`Claude Code rewrites MEMORY.md in place, same size, its mtime put back (index written ${secondsAgo === 0 ? 'this very second' : 'a minute ago'}): its line stays, in its own entry`, async () => {
+      const index = path.join(where.memoryDir, 'MEMORY.md');
+      const stamp = new Date(Date.now() - secondsAgo * 1000);
+      await fs.utimes(index, stamp, stamp);
+      const realRead = fs.readFile.bind(fs);
+      let saved = false;
+      vi.spyOn(fs, 'readFile').mockImplementation((async (file: Parameters<typeof fs.readFile>[0], options?: Parameters<typeof fs.readFile>[1]) => {
+        const result = await realRead(file, options);
+        if (!saved && typeof file === 'string' && path.resolve(file) === index && fsSync.existsSync(path.join(where.memoryDir, 'project_gamma.md'))) {
+          saved = true;
+          const before = fsSync.statSync(index);
+          const text = fsSync.readFileSync(index, 'utf8');
+          const fd = fsSync.openSync(index, 'r+');
+          fsSync.writeSync(fd, text.replace('about Beta', 'ABOUT BETA'), 0, 'utf8');
+          fsSync.closeSync(fd);
+          fsSync.utimesSync(index, before.atime, before.mtime);
+        }
+        return result;
+      }) as typeof fs.readFile);
+      const { entry } = await createMemory(where, { fields: { name: 'Gamma', description: 'about Gamma', type: 'project' }, body: 'Gamma\n' });
+      expect(saved).toBe(true);
+      const after = await read('MEMORY.md');
+      expect(after).toContain('ABOUT BETA');
+      expect(after).toContain('(project_gamma.md)');
+      // With its mtime put back a minute ago, git's own stat cache cannot see the rewrite either
+      // (its status calls it unchanged), so it is kept inside the change's entry — as before.
+      if (secondsAgo !== 0) return;
+      const [change, meanwhile] = await listHistory(where.memoryDir, opts);
+      expect(change!.rev).toBe(entry!.rev);
+      expect(meanwhile).toMatchObject({ source: 'external' });
+      expect(meanwhile!.files.map((f) => [f.path, f.status])).toEqual([['MEMORY.md', 'modified']]);
+      await undoChange({ ...opts, rev: entry!.rev });
+      expect(await read('MEMORY.md')).toContain('ABOUT BETA');
+      expect(await read('MEMORY.md')).not.toContain('project_gamma.md');
+    });
+  }
+
   it('a change that writes both indexes: Claude Code’s pointers in MEMORY.md and team/MEMORY.md both stay (review s42: the second index was written over)', async () => {
     await fs.mkdir(path.join(where.memoryDir, 'team'));
     await fs.writeFile(path.join(where.memoryDir, 'team', 'MEMORY.md'), '- [Shared](shared.md) — a team memory\n');
