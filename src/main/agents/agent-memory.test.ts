@@ -471,6 +471,52 @@ describe('listAgentMemories (R-AGENT)', () => {
       expect(JSON.stringify(warnings)).not.toContain(token.slice(4));
       expect((await secretWarnings()).map((w) => w.file)).toEqual([path.join(repo, '.claude/agent-memory/deployer/still.md')]);
     });
+
+    it('reads the history once per HEAD commit: a second listing runs no git log, a new commit with a secret is found (session 43)', async () => {
+      // Every git the listing runs, counted by a `git` on PATH that logs its arguments and execs the real one.
+      const shim = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-git-shim-'));
+      const calls = path.join(shim, 'calls.log');
+      const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+      await fs.writeFile(path.join(shim, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${calls}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+      const savedPath = process.env.PATH;
+      const gitLogsOf = async (fn: () => Promise<unknown>) => {
+        await fs.writeFile(calls, '');
+        process.env.PATH = `${shim}${path.delimiter}${savedPath ?? ''}`;
+        try {
+          await fn();
+        } finally {
+          process.env.PATH = savedPath;
+        }
+        return (await fs.readFile(calls, 'utf8')).split('\n').filter((line) => / log /.test(` ${line} `)).length;
+      };
+      try {
+        git(repo, 'init', '-q');
+        await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));
+        const file = await memory('agent-memory', 'deployer/reference_ci.md', `Bot token: ${token}\n`);
+        commit('agent memory');
+        await fs.writeFile(file, 'Bot token: in the vault.\n');
+        let first: Awaited<ReturnType<typeof historyWarnings>> = [];
+        expect(await gitLogsOf(async () => (first = await historyWarnings()))).toBe(1);
+        expect(first.map((w) => w.file)).toEqual([file]);
+        let second: Awaited<ReturnType<typeof historyWarnings>> = [];
+        expect(await gitLogsOf(async () => (second = await historyWarnings()))).toBe(0);
+        expect(second).toEqual(first);
+        // Put back in the file: no longer only in history, with no new commit either.
+        await fs.writeFile(file, `Bot token: ${token}\n`);
+        expect(await gitLogsOf(async () => expect(await historyWarnings()).toEqual([]))).toBe(0);
+        await fs.writeFile(file, 'Bot token: in the vault.\n');
+        const other = `ghp_${'Q7wE3rT9yU1iO5pA2sD8fG4hJ6kL0zX3cV9b'}`;
+        const later = await memory('agent-memory', 'deployer/reference_deploy.md', `Deploy token: ${other}\n`);
+        commit('deploy token');
+        await fs.rm(later);
+        let third: Awaited<ReturnType<typeof historyWarnings>> = [];
+        expect(await gitLogsOf(async () => (third = await historyWarnings()))).toBe(1);
+        expect(third.map((w) => w.file).sort()).toEqual([file, later].sort());
+      } finally {
+        process.env.PATH = savedPath;
+        await fs.rm(shim, { recursive: true, force: true });
+      }
+    });
   });
 });
 

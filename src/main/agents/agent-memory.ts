@@ -338,11 +338,13 @@ const MAX_NAMED_FINDINGS = 3;
  */
 async function committedSecretWarnings(launchDir: string, scopes: readonly AgentMemoryScope[]): Promise<AgentMemoryWarning[]> {
   if (scopes.length === 0) return [];
-  const inGit = await runGit(['rev-parse', '--is-inside-work-tree'], launchDir);
-  if (inGit.code !== 0 || inGit.stdout.trim() !== 'true') return [];
+  // Inside a work tree, and its HEAD commit (none before the first commit: exit code 1).
+  const inGit = await runGit(['rev-parse', '--is-inside-work-tree', '--verify', '-q', 'HEAD'], launchDir);
+  const [inside, head = ''] = inGit.stdout.split('\n').map((line) => line.trim());
+  if ((inGit.code !== 0 && inGit.code !== 1) || inside !== 'true') return [];
   const { scanContent } = await import('../secrets/index.js');
   const warnings: AgentMemoryWarning[] = [];
-  for (const scope of scopes) warnings.push(...(await historySecretWarnings(launchDir, scope, scanContent)));
+  if (head !== '') for (const scope of scopes) warnings.push(...(await historySecretWarnings(launchDir, scope, head, scanContent)));
   for (const scope of scopes) {
     // Names as git and Claude Code see them: relative to the launch directory (`.claude/agent-memory/reviewer/x.md`).
     const files = await markdownFiles(scope.memoryDir, { dotFiles: true });
@@ -385,21 +387,83 @@ function findingWords(f: Finding, line = f.line): string {
   return f.where === 'name' ? `${what} in its name` : `${what} at line ${line}`;
 }
 
+/** The secrets one commit added to one file of an agent memory folder: each finding, the text it matched, its line in that commit's file. */
+interface AddedSecrets {
+  commit: string;
+  file: string;
+  found: { finding: Finding; secret: string; line: number }[];
+}
+
+/**
+ * What `git log -p` of each agent memory folder gave, by launch directory and folder, for the HEAD
+ * commit it was read at: a listing with no new commit reads no history again (the Agents view
+ * lists on every look). Held for the process (the scanner's rules are the code's, so they cannot
+ * change under it); a new commit reads it again.
+ */
+const addedByFolder = new Map<string, { head: string; added: Promise<AddedSecrets[]> }>();
+
 /**
  * A secret that a commit of this agent memory folder added and that the file no longer holds (it
  * was edited out, the file renamed or deleted): git's history keeps it, and every clone and push
  * carries it. Read-only — `git log -p` over the folder (the newest MAX_HISTORY_COMMITS commits, as
- * much as runGit reads) — and never rewritten: the user is told to revoke it. Every added stretch
- * of lines of a commit is scanned under its file's path (the one scanner, a token in an old name
- * too); a secret the file still holds is left to `secret-in-committed-memory`. One warning a file,
- * naming the newest commit that added one of its secrets.
+ * much as runGit reads; once per HEAD commit, addedByFolder) — and never rewritten: the user is
+ * told to revoke it. Every added stretch of lines of a commit is scanned under its file's path (the
+ * one scanner, a token in an old name too); a secret the file still holds is left to
+ * `secret-in-committed-memory`. One warning a file, naming the newest commit that added one of its secrets.
  */
 async function historySecretWarnings(
   launchDir: string,
   scope: AgentMemoryScope,
+  head: string,
   scanContent: (rel: string, data: string) => Promise<Finding[]>,
 ): Promise<AgentMemoryWarning[]> {
   const folder = path.relative(launchDir, scope.memoryDir).split(path.sep).join('/');
+  const key = `${launchDir}\0${folder}`;
+  let cached = addedByFolder.get(key);
+  if (cached?.head !== head) {
+    cached = { head, added: secretsAddedInHistory(launchDir, folder, scanContent) };
+    addedByFolder.set(key, cached);
+    // A failed read is not kept: the next listing tries again.
+    cached.added.catch(() => addedByFolder.delete(key));
+  }
+  const byFile = new Map<string, { commit: string; findings: Finding[]; lines: number[] }>();
+  for (const change of await cached.added) {
+    let now: string | null = null;
+    try {
+      now = await fs.readFile(path.join(launchDir, change.file), 'utf8');
+    } catch {
+      now = null;
+    }
+    const gone = change.found.filter(({ finding: f, secret }) => (f.where === 'name' ? now === null : !(now ?? '').includes(secret)));
+    if (gone.length === 0) continue;
+    const known = byFile.get(change.file);
+    if (known) {
+      for (const { finding: f, line } of gone) {
+        if (known.findings.some((k) => k.fingerprint === f.fingerprint)) continue;
+        // Its line in the file as the commit that added it left it, as for the newest commit's.
+        known.findings.push(f);
+        known.lines.push(line);
+      }
+    } else byFile.set(change.file, { commit: change.commit, findings: gone.map((g) => g.finding), lines: gone.map((g) => g.line) });
+  }
+  return [...byFile.values()].map(({ commit: newest, findings, lines }) => {
+    const shown = findings[0]!.file;
+    const named = findings.slice(0, MAX_NAMED_FINDINGS).map((f, i) => findingWords(f, lines[i]));
+    const more = findings.length > MAX_NAMED_FINDINGS ? ` and ${findings.length - MAX_NAMED_FINDINGS} more` : '';
+    return {
+      code: 'secret-in-git-history' as const,
+      file: path.join(launchDir, shown),
+      message: `${shown} held ${named.join(', ')}${more} ${findings[0]!.where === 'name' ? 'in' : 'of'} commit ${newest}. The file no longer holds it, but this folder's git history does: anyone with the repository can read it, and a push sends it off this machine. Revoke it (Memdir never rewrites history).`,
+    };
+  });
+}
+
+/** The secrets each commit of `folder` (newest first, MAX_HISTORY_COMMITS) added, scanned per added stretch of lines. */
+async function secretsAddedInHistory(
+  launchDir: string,
+  folder: string,
+  scanContent: (rel: string, data: string) => Promise<Finding[]>,
+): Promise<AddedSecrets[]> {
   const log = await runGit(
     [
       '-c',
@@ -444,40 +508,19 @@ async function historySecretWarnings(
       current.from.push(next++);
     }
   }
-  const byFile = new Map<string, { commit: string; findings: Finding[]; lines: number[] }>();
+  const found: AddedSecrets[] = [];
   for (const change of added) {
     if (change.lines.length === 0) continue;
     const text = change.lines.join('\n');
     const findings = (await scanContent(change.file, text)).filter((f) => f.rule !== SCANNER_ERROR_RULE);
     if (findings.length === 0) continue;
-    let now: string | null = null;
-    try {
-      now = await fs.readFile(path.join(launchDir, change.file), 'utf8');
-    } catch {
-      now = null;
-    }
-    const gone = findings.filter((f) => (f.where === 'name' ? now === null : !(now ?? '').includes(text.slice(f.range[0], f.range[1]))));
-    if (gone.length === 0) continue;
-    const known = byFile.get(change.file);
-    if (known) {
-      for (const f of gone) {
-        if (known.findings.some((k) => k.fingerprint === f.fingerprint)) continue;
-        // Its line in the file as the commit that added it left it, as for the newest commit's.
-        known.findings.push(f);
-        known.lines.push(change.from[f.line - 1] ?? f.line);
-      }
-    } else byFile.set(change.file, { commit: change.commit, findings: gone, lines: gone.map((f) => change.from[f.line - 1] ?? f.line) });
+    found.push({
+      commit: change.commit,
+      file: change.file,
+      found: findings.map((f) => ({ finding: f, secret: text.slice(f.range[0], f.range[1]), line: change.from[f.line - 1] ?? f.line })),
+    });
   }
-  return [...byFile.values()].map(({ commit: newest, findings, lines }) => {
-    const shown = findings[0]!.file;
-    const named = findings.slice(0, MAX_NAMED_FINDINGS).map((f, i) => findingWords(f, lines[i]));
-    const more = findings.length > MAX_NAMED_FINDINGS ? ` and ${findings.length - MAX_NAMED_FINDINGS} more` : '';
-    return {
-      code: 'secret-in-git-history' as const,
-      file: path.join(launchDir, shown),
-      message: `${shown} held ${named.join(', ')}${more} ${findings[0]!.where === 'name' ? 'in' : 'of'} commit ${newest}. The file no longer holds it, but this folder's git history does: anyone with the repository can read it, and a push sends it off this machine. Revoke it (Memdir never rewrites history).`,
-    };
-  });
+  return found;
 }
 
 /**
