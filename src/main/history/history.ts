@@ -328,11 +328,14 @@ interface IndexStamp {
 const RACY_NS = 3_000_000_000n;
 
 /**
- * Each index of `realDir` (MEMORY.md, team/MEMORY.md) as it stands now, taken just before a
- * change's opening snapshot: null when it is not there. Opened, not read through `fs.readFile`.
+ * Each index of `memoryDir` (MEMORY.md, team/MEMORY.md) as it stands now, taken just before a
+ * change's opening snapshot: null when it is not there (none while the folder is not there yet).
+ * Opened, not read through `fs.readFile`.
  */
-async function indexStamps(realDir: string): Promise<Map<string, IndexStamp | null>> {
+async function indexStamps(memoryDir: string): Promise<Map<string, IndexStamp | null>> {
   const stamps = new Map<string, IndexStamp | null>();
+  const realDir = await fs.realpath(memoryDir).catch(() => null);
+  if (realDir === null) return stamps;
   for (const rel of INDEXES) {
     const abs = path.join(realDir, ...rel.split('/'));
     const racyFrom = BigInt(Date.now()) * 1_000_000n - RACY_NS;
@@ -427,9 +430,8 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
   return withMemoryLock(
     memoryDir,
     async () => {
-      const realDir = await realpathDeepestExisting(memoryDir);
-      await cleanupTempFiles(realDir);
-      const opening = await indexStamps(realDir);
+      await cleanupTempFiles(await realpathDeepestExisting(memoryDir));
+      const opening = await indexStamps(memoryDir);
       await recordSnapshot(memoryDir, { ...EXTERNAL, dataDir });
       // What this change writes: its files (only these are its entry's, its undo's and its put-back's;
       // another program writing meanwhile is not the change) and the folders it creates (kept in
