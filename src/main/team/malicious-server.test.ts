@@ -197,7 +197,9 @@ describe('a malicious sync server', () => {
     expect(server.counts.puts).toBe(5);
     expect(report.push.stale).toBe(5);
     expect(server.counts.requests).toBeLessThan(20);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // The policy's waits add up to at most 150 ms; the bound is loose because each push also runs git
+    // (5.7 s was seen on a loaded 2-core machine) — it catches a backoff that ignores the policy (seconds a retry).
+    expect(performance.now() - started).toBeLessThan(15_000);
     expect(await client.read('mine.md')).toBe('keep me\n');
     await outsideUnchanged();
     expect((await client.alerts.list()).alerts).toContainEqual(
