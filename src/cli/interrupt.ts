@@ -63,11 +63,17 @@ export async function runInterruptibly(
 /**
  * For a command that answers Ctrl-C and SIGTERM itself (`ownInterrupt`: a dream cancels itself
  * and reports it): keeps the process up to let it, aborts `signal` at the first one (the work
- * stops where it safely can), and a second one stops at once saying what that leaves (`cutShort`).
+ * stops where it safely can; `stopping` says so at once on stderr), and a second one stops at once
+ * saying what that leaves (`cutShort`).
  * `stopped()` is the exit code the command then returns (130 or 143) with `say` on stderr, or null
  * when no signal came.
  */
-export function hearSignals(name: string, io: CliIo, cutShort: string, exit: (code: number) => void = (code) => process.exit(code)) {
+export function hearSignals(
+  name: string,
+  io: CliIo,
+  { stopping, cutShort }: { stopping: string; cutShort: string },
+  exit: (code: number) => void = (code) => process.exit(code),
+) {
   let heard: Stop | null = null;
   const controller = new AbortController();
   const onSignal = (signal: Stop) => {
@@ -77,6 +83,8 @@ export function hearSignals(name: string, io: CliIo, cutShort: string, exit: (co
       return;
     }
     heard = signal;
+    // Said at once: the stop may wait for a safe point (a model call to end), and the person (or a script) knows it was heard.
+    io.err(`memdir ${name}: ${KEY[signal]}: ${stopping} (${KEY[signal]} again stops at once).\n`);
     controller.abort(new Error(`Stopped by ${KEY[signal]} (${signal}).`));
   };
   const signals = Object.keys(EXIT_BY_SIGNAL) as Stop[];

@@ -1,13 +1,17 @@
 // Session 41 review of the model-backed commands (recall, extract, dream) as the real `memdir`
 // process meets a misbehaving model endpoint (the fake Anthropic server) and a real Ctrl-C while it
 // waits on the model.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, type FakeReply, startFakeAnthropic } from '../main/llm/test-support/fake-anthropic.js';
 import { type ExtractFixture, createExtractFixture, operationsReply } from '../main/extract/test-support/extract-fixture.js';
 import { updateAppSettings } from '../main/settings/app-settings.js';
+import { mountSmallDisk, smallDiskUnavailable } from '../main/core/test-support/small-disk.js';
+import { CONSOLIDATION_LOCK_FILE } from '../main/dream/lock-content.js';
+import { topic } from '../main/dream/test-support/dream-fixture.js';
 
 const MEMDIR = path.join(import.meta.dirname, 'memdir.ts');
 const KEY = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-not-real';
@@ -33,8 +37,11 @@ interface Run {
   ms: number;
 }
 
-/** The real memdir; with `ctrlC`, a real SIGINT once the model has been asked (and left hanging). */
-function memdir(args: string[], ctrlC = false, extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
+/**
+ * The real memdir; with `ctrlC`, a real SIGINT once the model has been asked (and left hanging);
+ * `drive` is given the child and its stderr so far, to act on it while it runs.
+ */
+function memdir(args: string[], ctrlC = false, extraEnv: NodeJS.ProcessEnv = {}, drive?: (child: ChildProcess, err: () => string) => void): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -53,6 +60,7 @@ function memdir(args: string[], ctrlC = false, extraEnv: NodeJS.ProcessEnv = {})
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     child.once('error', reject);
+    drive?.(child, () => err);
     const before = fake.messageRequests().length;
     const poll = ctrlC
       ? setInterval(() => {
@@ -115,11 +123,60 @@ describe('Ctrl-C while a model-backed command waits on the model', () => {
     const json = JSON.parse(run.out) as { status: string; changed: unknown[]; rev: unknown; error: string };
     expect(json).toMatchObject({ status: 'cancelled', changed: [], rev: null });
     expect(json.error).toContain('SIGINT');
-    expect(run.err).toBe('memdir dream: stopped (Ctrl-C). The dream was cancelled before it changed anything: its lock is rolled back.\n');
+    expect(run.err).toBe(`${HEARD}memdir dream: stopped (Ctrl-C). The dream was cancelled before it changed anything: its lock is rolled back.\n`);
     expect(await snapshot(fx.memoryDir)).toEqual(before);
     // The lock is rolled back: the project was never consolidated, so a dream may start again at once.
     const status = await memdir(['dream', 'status', '--project', fx.cwd, '--json']);
     expect((JSON.parse(status.out) as { lastConsolidatedAt: unknown }).lastConsolidatedAt).toBeNull();
+  });
+});
+
+/** What `memdir dream` says the moment it hears Ctrl-C. */
+const HEARD =
+  'memdir dream: Ctrl-C: cancelling the dream where it safely can (changes already being applied are finished whole) (Ctrl-C again stops at once).\n';
+
+/** Resolves once `check` is true, looked at every 20 ms (what it waits for is a state, not a time). */
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Whether a thread of process `pid` is blocked opening a FIFO no one writes to yet (Linux: its wchan). */
+function waitsOnFifo(pid: number): boolean {
+  try {
+    return fsSync.readdirSync(`/proc/${pid}/task`).some((tid) => fsSync.readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8').includes('wait_for_partner'));
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(process.platform !== 'linux')('Ctrl-C before the dream began (while its gates are checked)', () => {
+  it('exits 130 like every command stopped so, says nothing was changed, and leaves no lock', async () => {
+    const before = await snapshot(fx.memoryDir);
+    // The lock gate reads the consolidation lock: a FIFO in its place holds the gate check exactly
+    // there (opening it waits for a writer) until this test opens it — after the Ctrl-C was heard.
+    const lock = path.join(fx.memoryDir, CONSOLIDATION_LOCK_FILE);
+    execFileSync('mkfifo', [lock]);
+    const run = await memdir(['dream', '--force', '--project', fx.cwd], false, {}, (child, err) => {
+      void (async () => {
+        await until(() => waitsOnFifo(child.pid!), 'the gate check to open the lock');
+        child.kill('SIGINT');
+        await until(() => err().includes(HEARD), 'memdir to hear Ctrl-C');
+        // Let the gate go on: the FIFO is no lock file, so the lock gate says no and the dream never begins.
+        const writer = await fs.open(lock, 'w');
+        await writer.close();
+      })();
+    });
+    expect(run.signal).toBeNull();
+    expect(run.code, run.err).toBe(130);
+    expect(run.out).toBe('');
+    expect(run.err).toBe(`${HEARD}memdir dream: stopped (Ctrl-C). The dream had not begun: nothing was changed.\n`);
+    expect(fake.messageRequests()).toEqual([]);
+    await fs.rm(lock);
+    expect(await snapshot(fx.memoryDir)).toEqual(before);
   });
 });
 
@@ -179,6 +236,67 @@ describe("the terminal names its own way to fix a model's failure, never the app
     );
     expect(noKey.out + noKey.err).not.toMatch(APP_WORDS);
   });
+});
+
+describe('a dream that could not be done exits 1; a model that failed alone does not fail it', () => {
+  const DUP = topic(
+    { name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' },
+    `Mocks hid a migration bug. ${'x'.repeat(6000)}`,
+  );
+  async function duplicates(): Promise<void> {
+    await fs.writeFile(path.join(fx.memoryDir, 'feedback_db.md'), DUP);
+    await fs.writeFile(path.join(fx.memoryDir, 'feedback_db_copy.md'), DUP);
+    await fs.writeFile(
+      path.join(fx.memoryDir, 'MEMORY.md'),
+      '- [Real database in tests](feedback_db.md) — Do not mock the database\n- [Copy](feedback_db_copy.md) — Do not mock the database\n',
+    );
+  }
+
+  it('the model answering 500: the offline rules consolidate instead, and the dream is done (exit 0, "method": "rules", the reason given)', async () => {
+    await duplicates();
+    fake.setHandler(() => ({ kind: 'error', status: 500 }));
+    const run = await memdir(['dream', '--force', '--allow-deletes', '--project', fx.cwd, '--json']);
+    expect(run.code, run.err).toBe(0);
+    const json = JSON.parse(run.out) as { status: string; method: string; fallbackReason: string | null };
+    expect(json).toMatchObject({ status: 'completed', method: 'rules', fallbackReason: expect.any(String) });
+    expect(fake.messageRequests().length).toBeGreaterThan(0);
+  });
+
+  it.skipIf(smallDiskUnavailable !== null)(
+    'its writes refused by a full disk: "failed" with the reason in words, exit 1 (JSON and text alike), nothing changed',
+    async () => {
+      const disk = mountSmallDisk(fx.memoryDir, 4 * 1024 * 1024);
+      try {
+        await duplicates();
+        const before = await snapshot(fx.memoryDir);
+        // The model is asked once the dream holds its lock: the disk fills up then, and the model fails,
+        // so the offline rules plan the merge and its writes meet the full disk.
+        fake.setHandler(() => {
+          disk.leaveFree(0);
+          return { kind: 'error', status: 500 };
+        });
+        const run = await memdir(['dream', '--force', '--allow-deletes', '--project', fx.cwd, '--json']);
+        expect(run.code, run.err).toBe(1);
+        const json = JSON.parse(run.out) as { status: string; rev: unknown; error: string };
+        expect(json).toMatchObject({ status: 'failed', rev: null, error: expect.any(String) });
+        expect(run.out + run.err).not.toMatch(/ENOSPC|EROFS|Error:|at .*\.[jt]s:\d+/);
+        disk.free();
+        expect(await snapshot(fx.memoryDir)).toEqual(before);
+
+        fake.setHandler(() => {
+          disk.leaveFree(0);
+          return { kind: 'error', status: 500 };
+        });
+        const text = await memdir(['dream', '--force', '--allow-deletes', '--project', fx.cwd]);
+        expect(text.code, text.err).toBe(1);
+        expect(text.out + text.err).not.toMatch(/ENOSPC|Error:|at .*\.[jt]s:\d+/);
+        disk.free();
+        expect(await snapshot(fx.memoryDir)).toEqual(before);
+      } finally {
+        disk.unmount();
+      }
+    },
+  );
 });
 
 /** Every file of a folder (the consolidation lock aside), by name, with its bytes. */

@@ -157,11 +157,10 @@ held back for confirmation, or the dream failed ("error" says why), 2 usage or I
     const { home, loc } = await project(values, io);
     let lastPhase = '';
     // Ctrl-C cancels the dream (the lock is rolled back): keep the process up to report it, then exit as every command stopped so.
-    const signals = hearSignals(
-      'dream',
-      io,
-      'A dream cut short while it applied is put back by the next `memdir dream` or `memdir dream status` (History keeps what it wrote).',
-    );
+    const signals = hearSignals('dream', io, {
+      stopping: 'cancelling the dream where it safely can (changes already being applied are finished whole)',
+      cutShort: 'A dream cut short while it applied is put back by the next `memdir dream` or `memdir dream status` (History keeps what it wrote).',
+    });
     let result: DreamRunResult;
     try {
       result = await dreamsFor(io, home).run(loc, {
