@@ -300,7 +300,8 @@ encrypted. A server whose personal space is now encrypted with another key stops
 written or sent (connect again with that passphrase).
 JSON: {"projects": [{"project": {"dir", "memoryDir"}, <the report of \`memdir team sync --json\`>}]}
 Exit codes: 0 synced, 1 conflicts open, files held back or entries refused (not a claude-code-store folder and what
-it leaves out), 2 a sync failed (or not connected).`,
+it leaves out) — it waits for you, 2 a sync failed: the server could not be reached or answered with an error, or
+the token was refused (one line on stderr says which; your changes are kept), or this machine is not connected.`,
   async run({ values, io }) {
     const dataDir = dataDirOf(io);
     let connections = await personalConnections(dataDir)

@@ -226,7 +226,8 @@ JSON: {"project": {"dir", "memoryDir"}, "pull": {"status": 200|304|null, "full",
   "requests"}, "waiting": [{"key", "reason", "detail"}], "bytesHashed", "filesHashed", "version",
   "etag", "error": {"code", "message", "at"} | null, "durationMs"}
 Exit codes: 0 synced, 1 synced but conflicts are open, files were held back or entries from the server
-were refused, 2 the sync failed. A folder Claude Code syncs itself (claude-code-store), and the server's files
+were refused — it waits for you, 2 the sync failed: the server could not be reached or answered with an
+error, or the token was refused (one line on stderr says which; your changes are kept). A folder Claude Code syncs itself (claude-code-store), and the server's files
 left out of it, never make it 1 by themselves. A secret in a file's name is masked wherever a key is shown
 ("waiting", "push.uploaded", the text lines), one allowed on purpose too.`,
   async run({ values, io }) {
