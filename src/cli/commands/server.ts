@@ -188,7 +188,9 @@ last X-Forwarded-For entry — the one the proxy in front appended; what a clien
 Connections are capped in all (--max-connections) and per client address (--max-connections-per-address;
 off with --trust-proxy, where every connection comes from the proxy): past a cap a new connection is
 closed at once, and a "refusing connections" warning is logged (at most one line per 10 s, with a count).
-Logs: one JSON line per request on stdout (never tokens or content). Stops gracefully on Ctrl-C / SIGTERM.
+Logs: one JSON line per request on stdout (never tokens or content). Stops gracefully on Ctrl-C / SIGTERM
+(requests in flight are finished) and exits 0: a signal is how a server is meant to end, so a supervisor or
+script reads 0 as a clean stop; 2 when it cannot start (a port in use, a store it cannot open).
 With PostgreSQL, any number of servers can share one database behind a load balancer.
 Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it does not show in the process list.
 Back up a SQLite store while it runs with memdir server backup --to <file> (PostgreSQL: pg_dump).`,
