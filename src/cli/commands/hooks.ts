@@ -1,4 +1,4 @@
-import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, CliFailure, EXIT_OK, EXIT_PROBLEMS, homeOption, jsonOption, printJson } from '../command.js';
 import type { HooksAction } from '../../shared/contract/hooks.js';
 import { homeFrom } from './scan.js';
 
@@ -84,13 +84,17 @@ export const hooksStatusCommand: CommandSpec = {
   args: [],
   options: { home: homeOption, 'data-dir': dataDirOption, json: jsonOption },
   details: `JSON: {"settingsFile", "exists", "connected": "all"|"partial"|"none",
-  "events": [{"event", "command", "current"}], "command", "listening", "spooled", "problems": [..]}`,
+  "events": [{"event", "command", "current"}], "command", "listening", "spooled", "problems": [..]}
+Exit codes: 0 no problem (connected or not), 1 problems found ("problems": settings.json unreadable or not valid
+JSON, hooks out of date, Memdir's command-line entry missing), 2 usage or I/O error.`,
   async run({ values, io }) {
     const { readHooksStatus } = await import('../../main/hooks/index.js');
     const status = await readHooksStatus(homeFrom(values, io), { dataDir: await runDataDir() });
+    // A problem waits for you (fix settings.json, connect again): 1, as every command that found problems.
+    const code = status.problems.length > 0 ? EXIT_PROBLEMS : EXIT_OK;
     if (values.json) {
       printJson(io, status);
-      return 0;
+      return code;
     }
     io.out(`${status.settingsFile}: ${status.connected === 'all' ? 'connected' : status.connected === 'none' ? 'not connected' : 'partly connected'}\n`);
     for (const e of status.events) io.out(`  ${e.event.padEnd(12)} ${e.command ? (e.current ? 'yes' : 'yes (another install or an older command)') : 'no'}\n`);
@@ -98,6 +102,6 @@ export const hooksStatusCommand: CommandSpec = {
       `app ${status.listening ? 'is running and receives hook events' : 'is not running: hook events are spooled'}${status.spooled ? ` (${status.spooled} waiting)` : ''}\n`,
     );
     for (const p of status.problems) io.out(`problem: ${p}\n`);
-    return 0;
+    return code;
   },
 };
