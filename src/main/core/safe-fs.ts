@@ -17,6 +17,7 @@ import { constants as fsConstants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { withReason } from '../../shared/failure-words.js';
 import { errCode } from './fs-errors.js';
 import { type Confined, MemoryFileError, UnsafePathError, confine, explain, lstatOrNull, notAFolder, rootStaysWithin, verifyOpened } from './confined-path.js';
 
@@ -325,18 +326,39 @@ export async function cleanupTempFiles(root: string): Promise<string[]> {
   await walk(root, 0);
   return removed;
 }
+/** Options of a write of one of Memdir's own files. */
+export interface DataFileOptions {
+  mode?: number;
+  /**
+   * What the file holds, in a person's words ("where extraction got to"): a refusal says
+   * "Memdir could not save <what>: <why>" — never the name of Memdir's own file (`turning.json`,
+   * `<hash>.json`), which means nothing to the person reading it. Default: "its own records".
+   */
+  what?: string;
+}
+
+/** A refusal to write one of Memdir's own files, as a person reads it (see DataFileOptions.what). */
+function dataFileRefusal(err: unknown, file: string, what: string | undefined): unknown {
+  if (!(err instanceof MemoryFileError)) return err;
+  return new MemoryFileError(err.reason, err.path, withReason(`Memdir could not save ${what ?? 'its own records'}`, path.basename(file), err), { cause: err });
+}
+
 /**
  * Write one of Memdir's own files (settings, credentials, state in the data dir) atomically:
  * its folder is created (private, 0700, when the file is), then the same temp-fsync-rename as
  * every other write. `mode` applies from the file's creation, so a secret is never readable by
  * others, not even for an instant.
  */
-export async function writeDataFile(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+export async function writeDataFile(file: string, data: string | Uint8Array, opts: DataFileOptions = {}): Promise<void> {
   const dir = path.dirname(file);
-  await fs.mkdir(dir, { recursive: true, mode: opts.mode !== undefined && (opts.mode & 0o077) === 0 ? 0o700 : 0o755 }).catch((err: unknown) => {
-    throw explain(err, 'write', path.basename(file), path.dirname(dir));
-  });
-  await writeFileAtomic(dir, path.basename(file), data, opts);
+  try {
+    await fs.mkdir(dir, { recursive: true, mode: opts.mode !== undefined && (opts.mode & 0o077) === 0 ? 0o700 : 0o755 }).catch((err: unknown) => {
+      throw explain(err, 'write', path.basename(file), path.dirname(dir));
+    });
+    await writeFileAtomic(dir, path.basename(file), data, opts.mode !== undefined ? { mode: opts.mode } : {});
+  } catch (err) {
+    throw dataFileRefusal(err, file, opts.what);
+  }
 }
 
 /**
@@ -346,9 +368,9 @@ export async function writeDataFile(file: string, data: string | Uint8Array, opt
  * where a reader would lose both. One write of whole lines: appends from two processes never
  * interleave within a line.
  */
-export async function appendDataLines(file: string, text: string, opts: { mode?: number } = {}): Promise<void> {
+export async function appendDataLines(file: string, text: string, opts: DataFileOptions = {}): Promise<void> {
   const dir = path.dirname(file);
-  const where = (err: unknown) => explain(err, 'write', path.basename(file), dir);
+  const where = (err: unknown) => dataFileRefusal(explain(err, 'write', path.basename(file), dir), file, opts.what);
   await fs.mkdir(dir, { recursive: true }).catch((err: unknown) => {
     throw where(err);
   });

@@ -36,6 +36,8 @@ import { locateTranscriptProject, projectsRoot } from '../memdir/index.js';
 import { asWrite } from '../core/locks-held.js';
 import { withMemoryLock } from '../core/memory-lock.js';
 import { MemoryLockError } from '../core/lock.js';
+import { MemoryFileError } from '../core/confined-path.js';
+import { withReason } from '../../shared/failure-words.js';
 import {
   commitCursor,
   CursorStore,
@@ -203,15 +205,24 @@ export async function extractTranscript(options: ExtractTranscriptOptions): Prom
   // guards the run, not a write: held while the model answers, it must not keep a Ctrl-C waiting
   // for the model (interrupt.ts); the journal and its writes are marked as the writes under way.
   const key = path.join(options.dataDir, 'extract', 'running', createHash('sha256').update(transcriptPath).digest('hex').slice(0, 32));
+  let started = false;
   try {
-    return await withMemoryLock(key, () => extractLocked(options, transcriptPath, project), {
-      dataDir: options.dataDir,
-      timeoutMs: options.lockTimeoutMs ?? 3000,
-      guard: true,
-    });
+    return await withMemoryLock(
+      key,
+      () => {
+        started = true;
+        return extractLocked(options, transcriptPath, project);
+      },
+      { dataDir: options.dataDir, timeoutMs: options.lockTimeoutMs ?? 3000, guard: true },
+    );
   } catch (error) {
     if (error instanceof MemoryLockError && error.reason === 'busy')
       throw new ExtractBusyError(`Another extraction of ${path.basename(transcriptPath)} is running; it covers these turns.`);
+    // The lock could not be taken (a full disk): said without the lock's own name, which is Memdir's.
+    if (!started && error instanceof MemoryFileError)
+      throw new MemoryFileError(error.reason, error.path, withReason('Memdir could not start the extraction (nothing was read or written)', key, error), {
+        cause: error,
+      });
     throw error;
   }
 }

@@ -35,7 +35,9 @@ export async function newMergeId(dataDir: string, nowMs = Date.now()): Promise<s
 }
 
 export async function saveMergeRecord(dataDir: string, record: MergeRecord): Promise<void> {
-  await writeDataFile(path.join(mergesDir(dataDir), `${record.id}.json`), `${JSON.stringify(mergeRecordSchema.parse(record), null, 2)}\n`);
+  await writeDataFile(path.join(mergesDir(dataDir), `${record.id}.json`), `${JSON.stringify(mergeRecordSchema.parse(record), null, 2)}\n`, {
+    what: 'the record of the merge',
+  });
 }
 
 /** One record, or null when there is none by that id (or it is unreadable). */

@@ -124,7 +124,7 @@ function withTurnLock<T>(dataDir: string, fn: () => Promise<T>, timeoutMs = 60_0
 }
 
 async function writeIntent(dataDir: string, intent: TurnIntent): Promise<void> {
-  await writeDataFile(journalFile(dataDir), `${JSON.stringify(intent, null, 2)}\n`);
+  await writeDataFile(journalFile(dataDir), `${JSON.stringify(intent, null, 2)}\n`, { what: 'its note of the change under way' });
 }
 
 async function removeIntent(dataDir: string): Promise<void> {

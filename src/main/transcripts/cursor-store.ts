@@ -114,7 +114,9 @@ export class CursorStore {
 
   /** Persist `cursor` atomically. */
   async save(cursor: TranscriptCursor): Promise<void> {
-    await writeDataFile(this.fileFor(cursor.transcriptPath, cursor.consumer), `${JSON.stringify(cursor, null, 2)}\n`);
+    await writeDataFile(this.fileFor(cursor.transcriptPath, cursor.consumer), `${JSON.stringify(cursor, null, 2)}\n`, {
+      what: cursor.consumer === 'extract' ? 'where extraction got to' : 'where it got to in a transcript',
+    });
   }
 
   /** Forget a cursor (the transcript is gone, or the consumer starts over on purpose). */

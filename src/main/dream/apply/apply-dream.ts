@@ -96,7 +96,7 @@ export async function applyDream(input: ApplyInput): Promise<ApplyResult> {
   const result: ApplyResult = { entry: null, applied: [], skipped: [], indexNotes: [] };
   const journalPath = await journalFile(dataDir, memoryDir);
   const journal: Journal = { version: 1, id: input.id, host: os.hostname(), pid: process.pid, memoryDir: await realpathDeepestExisting(memoryDir), writes: [] };
-  const saveJournal = () => writeDataFile(journalPath, JSON.stringify(journal), { mode: 0o600 });
+  const saveJournal = () => writeDataFile(journalPath, JSON.stringify(journal), { mode: 0o600, what: 'the dream under way' });
 
   // The body is filled in once the writes are done: `transact` records after `fn`, reading
   // these options then, so the entry says what was applied and what was left alone.

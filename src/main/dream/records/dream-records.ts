@@ -43,7 +43,9 @@ export async function newDreamId(dataDir: string, nowMs = Date.now()): Promise<s
 
 /** Writes (or rewrites) a record atomically. */
 export async function saveDreamRecord(dataDir: string, record: DreamRecord): Promise<void> {
-  await writeDataFile(path.join(dreamsDir(dataDir), `${record.id}.json`), `${JSON.stringify(dreamRecordSchema.parse(record), null, 2)}\n`);
+  await writeDataFile(path.join(dreamsDir(dataDir), `${record.id}.json`), `${JSON.stringify(dreamRecordSchema.parse(record), null, 2)}\n`, {
+    what: 'the record of the dream',
+  });
 }
 
 /** One record, or null when there is none by that id (or it is unreadable). */
