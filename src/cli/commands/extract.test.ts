@@ -5,6 +5,7 @@ import { runCli } from '../main.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../main/llm/test-support/fake-anthropic.js';
 import { type ExtractFixture, createExtractFixture, operationsReply } from '../../main/extract/test-support/extract-fixture.js';
 import { updateAppSettings } from '../../main/settings/app-settings.js';
+import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../main/core/test-support/small-disk.js';
 
 let fx: ExtractFixture;
 let fake: FakeAnthropic;
@@ -221,3 +222,49 @@ describe('memdir hooks', () => {
     expect(await run('hooks', 'connect', '--yes')).toMatchObject({ code: 2, err: expect.stringContaining('not valid JSON') });
   });
 });
+
+describe.skipIf(smallDiskUnavailable !== null)(
+  `memdir extract with the cursor's disk full${smallDiskUnavailable ? ` (skipped: ${smallDiskUnavailable})` : ''}`,
+  () => {
+    let disk: SmallDisk | null = null;
+    afterEach(() => {
+      disk?.unmount();
+      disk = null;
+    });
+
+    it('a run that wrote its memory but could not save where extraction got to says both, exits 0, and the next run completes it', async () => {
+      await updateAppSettings(fx.dataDir, { extraction: { mode: 'apply' } });
+      const t = fx.builder();
+      t.prompt('Never mock the database.').assistant('ok', { stopReason: 'end_turn' });
+      await fs.writeFile(fx.transcript(), t.take());
+      // Only where extraction got to cannot be saved: its folder is a full disk of its own.
+      disk = mountSmallDisk(path.join(fx.dataDir, 'cursors'), 64 * 1024);
+      disk.leaveFree(0);
+      fake.enqueue(operationsReply(memory));
+      const first = await run('extract', '--project', fx.cwd, '--json');
+      expect(first.code).toBe(0);
+      expect(await fs.readFile(path.join(fx.memoryDir, 'feedback_real_db.md'), 'utf8')).toContain('Mocks hid a bug.');
+      const json = JSON.parse(first.out) as {
+        turns: { operations?: { disposition: string }[] }[];
+        transcripts: { unsaved: string | null; pending: boolean }[];
+      };
+      expect(json.turns.flatMap((x) => x.operations ?? []).map((o) => o.disposition)).toEqual(['applied']);
+      const said = json.transcripts[0]!.unsaved ?? '';
+      expect(said).toMatch(/^Saved create feedback_real_db\.md, but Memdir could not save where extraction got to: the disk holding .* is full/);
+      expect(said).toMatch(/the next extraction completes it/);
+      expect(said).not.toMatch(/\.json\b|ENOSPC/);
+      // In words too.
+      fake.enqueue(operationsReply(memory));
+      const text = await run('extract', '--project', fx.cwd);
+      expect(text.code).toBe(0);
+      expect(text.out).toContain('but Memdir could not save where extraction got to');
+      disk.free();
+      const again = await run('extract', '--project', fx.cwd, '--json');
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.out).transcripts[0]).toMatchObject({ unsaved: null, resumed: true });
+      expect(fake.messageRequests()).toHaveLength(1);
+      const next = await run('extract', '--project', fx.cwd, '--json');
+      expect(JSON.parse(next.out).turns).toEqual([]);
+    });
+  },
+);

@@ -56,7 +56,8 @@ export const extractCommand: CommandSpec = {
              "operations"?: [{"action", "file", "scope", "type", "name", "description",
                               "disposition": "applied"|"queued"|"refused"|"dry-run", "reason", "warnings", "proposalId"}],
              "model"?: {"provider", "model", "tokens", "costUsd", "latencyMs"}}],
-  "transcripts": [{"path", "readOutcome", "reset", "pending", "resumed", "busy"}]}
+  "transcripts": [{"path", "readOutcome", "reset", "pending", "resumed", "busy",
+                   "unsaved" (null, or what was written and what could not be saved: the next run completes it)}]}
 Each entry covers the turns from firstUuid to lastUuid of one session (usually one turn; a
 backlog is sent to the model a few turns at a time). The mode is Memdir's setting extraction.mode (in
 <data dir>/settings.json; the app's Settings → Extraction): "review" queues proposals for the app's review queue, "apply" writes them (history
@@ -65,7 +66,8 @@ queued, with the reason. The first run on a project reads its whole history: try
 A turn in which the agent itself wrote into the memory directory is skipped (R-EXCLUSIVE);
 nothing is written when Claude Code's autoMemoryEnabled is false (R-SETTINGS).
 Exit codes: 0 done, also when some turns were done and the model failed on others (those stay new: the next run
-takes them up; "reason": "model-failed" names them); 1 nothing extracted: the model failed on every turn it was
+takes them up; "reason": "model-failed" names them), and when the memory was written but where extraction got to
+could not be saved ("unsaved" says so: the next run completes it without asking the model again); 1 nothing extracted: the model failed on every turn it was
 asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C. A model that cannot be used at all
 (a refused key, an answer that is no answer) does the turn by the offline path instead: done, "message" says why.`,
   async run({ values, io }) {
@@ -75,7 +77,7 @@ asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C.
     const { loadAppSettings } = await import('../../main/settings/index.js');
     const { resolveProvider } = await import('../../main/llm/index.js');
     const { listTranscriptsIn } = await import('../../main/transcripts/index.js');
-    const { ExtractBusyError, extractTranscript } = await import('../../main/extract/index.js');
+    const { ExtractBusyError, ExtractPartlySavedError, extractTranscript } = await import('../../main/extract/index.js');
 
     const home = homeFrom(values, io);
     const dataDir = resolveDataDir(io.env);
@@ -87,7 +89,7 @@ asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C.
     const dryRun = values['dry-run'] === true;
     const transcripts = (await listTranscriptsIn(location.transcriptDirs)).filter((t) => t.kind === 'session').sort((a, b) => a.mtimeMs - b.mtimeMs);
     const turns: ReturnType<typeof turnJson>[] = [];
-    const files: { path: string; readOutcome: string; reset: string | null; pending: boolean; resumed: boolean; busy: boolean }[] = [];
+    const files: { path: string; readOutcome: string; reset: string | null; pending: boolean; resumed: boolean; busy: boolean; unsaved: string | null }[] = [];
     for (const transcript of transcripts) {
       try {
         const result = await extractTranscript({
@@ -110,10 +112,17 @@ asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C.
           pending: result.pending,
           resumed: result.resumed,
           busy: false,
+          unsaved: null,
         });
       } catch (error) {
+        // The memory was written, where extraction got to was not: done (the next run completes the record by itself), and said.
+        if (error instanceof ExtractPartlySavedError) {
+          turns.push(...error.outcomes.map(turnJson));
+          files.push({ path: transcript.path, readOutcome: 'ok', reset: null, pending: false, resumed: false, busy: false, unsaved: error.message });
+          continue;
+        }
         if (!(error instanceof ExtractBusyError)) throw error;
-        files.push({ path: transcript.path, readOutcome: 'ok', reset: null, pending: true, resumed: false, busy: true });
+        files.push({ path: transcript.path, readOutcome: 'ok', reset: null, pending: true, resumed: false, busy: true, unsaved: null });
       }
     }
     // Exit 1 when nothing could be extracted: the model failed on every turn it was asked about (they stay new).
@@ -157,6 +166,7 @@ asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C.
       if (f.busy) io.out(`note: ${path.basename(f.path)} is being extracted by another Memdir process; its turns are left to it.\n`);
       if (f.pending) io.out(`note: ${path.basename(f.path)} has turns left for a retry (the model failed in a way worth retrying).\n`);
       if (f.reset) io.out(`note: ${f.reset}\n`);
+      if (f.unsaved) io.out(`note: ${f.unsaved}\n`);
     }
     if (nothingDone)
       io.out(

@@ -4,6 +4,7 @@
  * and carries a journal out idempotently, committing the cursor last.
  */
 import path from 'node:path';
+import { MemdirError } from '../../shared/errors.js';
 import type { ExtractOperation, ExtractionLogEntry, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
 import { inStoreMode, type ProjectLocation } from '../memdir/index.js';
 import { realpathDeepestExistingSync } from '../core/memory-lock.js';
@@ -15,6 +16,25 @@ import { type ExtractJournal, type JournalApply, ExtractionStore, newId, proposa
 
 /** The cursor consumer name of extraction. */
 export const EXTRACT_CONSUMER = 'extract';
+
+/**
+ * A run wrote its memory but could not save its record (where extraction got to, the log): the
+ * message says both. Its journal is kept, so the next run on the transcript completes the record
+ * (without asking the model again) — the rest retries itself.
+ */
+export class ExtractPartlySavedError extends MemdirError<'io-failed'> {
+  override readonly name = 'ExtractPartlySavedError';
+  constructor(
+    message: string,
+    /** What the run did, as a run that succeeded reports it. */
+    readonly outcomes: TurnOutcome[],
+    readonly project: string,
+    readonly memoryDir: string,
+    cause: unknown,
+  ) {
+    super('io-failed', message, { cause });
+  }
+}
 /** At most this many turns per model request. */
 export const MAX_TURNS_PER_SPAN = 8;
 /** …and about this much of their text. */
@@ -249,20 +269,34 @@ export class ExtractionRun {
       }
     }
     await this.options.hooks?.afterStep?.('operations-applied');
-    for (const proposal of queue) {
-      if (!(await this.store.getProposal(proposal.id))) await this.store.saveProposal(proposal);
+    const outcomes = entries.flatMap((e) => (e.kind === 'turns' ? [e.outcome] : []));
+    try {
+      for (const proposal of queue) {
+        if (!(await this.store.getProposal(proposal.id))) await this.store.saveProposal(proposal);
+      }
+      this.queued += queue.length;
+      const logged = await this.store.loggedIds();
+      await this.store.appendLog(entries.filter((e) => !logged.has(e.id)));
+      await this.options.hooks?.afterStep?.('log-appended');
+      await commitCursor(new CursorStore(dataDir), {
+        transcriptPath: journal.transcriptPath,
+        consumer: EXTRACT_CONSUMER,
+        previous: journal.previous,
+        cursor: journal.cursor,
+      });
+    } catch (error) {
+      // The memory is written; what the run could not save is its record: both are said.
+      const saved = outcomes.flatMap((o) => o.operations.filter((x) => x.disposition === 'applied').map((x) => describeOperation(x.operation)));
+      if (saved.length === 0 || !(error instanceof MemdirError)) throw error;
+      throw new ExtractPartlySavedError(
+        `Saved ${saved.join(', ')}, but ${error.message.replace(/[.;]$/, '')}. Nothing is lost: the next extraction completes it.`,
+        outcomes,
+        journal.project,
+        journal.memoryDir,
+        error,
+      );
     }
-    this.queued += queue.length;
-    const logged = await this.store.loggedIds();
-    await this.store.appendLog(entries.filter((e) => !logged.has(e.id)));
-    await this.options.hooks?.afterStep?.('log-appended');
-    await commitCursor(new CursorStore(dataDir), {
-      transcriptPath: journal.transcriptPath,
-      consumer: EXTRACT_CONSUMER,
-      previous: journal.previous,
-      cursor: journal.cursor,
-    });
     await this.store.removeJournal(journal.transcriptPath);
-    return entries.flatMap((e) => (e.kind === 'turns' ? [e.outcome] : []));
+    return outcomes;
   }
 }

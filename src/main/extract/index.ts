@@ -3,6 +3,7 @@
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
 export { ExtractBusyError, extractTranscript, isInternalProject, projectOfTranscript } from './extract-memories.js';
+export { ExtractPartlySavedError } from './extraction-run.js';
 export { ExtractionService } from './extraction-service.js';
 export { ExtractionStore } from './extraction-store.js';
 export { acceptProposal, rejectProposal } from './review-queue.js';
