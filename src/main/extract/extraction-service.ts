@@ -4,6 +4,11 @@
  * that runs extractMemories on that transcript. Runs on one transcript never overlap: a turn
  * end arriving during a run is folded into one follow-up run (with the strongest "close the
  * trailing turn" request of those that arrived), so bursts of events cost one extra run at most.
+ *
+ * The carry (ExtractionStore's `carry.json`): a turn end is noted on disk before its hook event
+ * leaves the spool (`hold`), and the note is cleared when a run on its transcript succeeds. A run
+ * a full disk stopped leaves it there; the next start takes it up (`resume`), so a turn is never
+ * forgotten by a restart. Taking a note up twice extracts nothing twice: the cursor says what was read.
  */
 import type { ExtractionMode } from '../../shared/app-settings.js';
 import type { JobRunner } from '../jobs/index.js';
@@ -13,6 +18,8 @@ import { type CredentialStore, loadAppSettings } from '../settings/index.js';
 import { listTranscriptsIn, type TrailingTurnPolicy } from '../transcripts/index.js';
 import path from 'node:path';
 import { ExtractBusyError, type ExtractTranscriptResult, extractTranscript, isInternalProject, projectOfTranscript } from './extract-memories.js';
+import { ExtractionStore } from './extraction-store.js';
+import { ExtractPartlySavedError } from './extraction-run.js';
 
 /** What asked for a run, and how to treat a last turn without a final stop reason. */
 export interface ExtractRequest {
@@ -38,6 +45,7 @@ export interface ExtractionServiceDeps {
 }
 
 const STRENGTH: Record<TrailingTurnPolicy, number> = { never: 0, 'if-answered': 1, always: 2 };
+const stronger = (a: TrailingTurnPolicy, b: TrailingTurnPolicy): TrailingTurnPolicy => (STRENGTH[a] >= STRENGTH[b] ? a : b);
 
 interface Running {
   again: ExtractRequest | null;
@@ -54,8 +62,48 @@ export class ExtractionService {
    */
   private readonly unread = new Map<string, number>();
   private closed = false;
+  private readonly store: ExtractionStore;
 
-  constructor(private readonly deps: ExtractionServiceDeps) {}
+  constructor(private readonly deps: ExtractionServiceDeps) {
+    this.store = new ExtractionStore(deps.dataDir);
+  }
+
+  /** The session transcript of the current home this path is, resolved; null for any other file or Memdir's own. */
+  private transcriptOf(transcriptPath: string): { file: string; project: string } | null {
+    const file = path.resolve(transcriptPath);
+    try {
+      const project = projectOfTranscript(this.deps.home(), file);
+      return isInternalProject(project, this.deps.dataDir) ? null : { file, project };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Note on disk that turns ended in this transcript, before their hook event leaves the spool
+   * (see the module comment). Throws a sentence when the disk refuses: the event is then kept
+   * in the spool, and read again.
+   */
+  async hold(transcriptPath: string, request: Pick<ExtractRequest, 'closeTrailingTurn' | 'newTurns'>): Promise<void> {
+    const target = this.transcriptOf(transcriptPath);
+    if (!target) return;
+    await this.store.changeCarry((carried) => {
+      const before = carried[target.file];
+      carried[target.file] = {
+        newTurns: (before?.newTurns ?? 0) + (request.newTurns ?? 1),
+        closeTrailingTurn: stronger(request.closeTrailingTurn, before?.closeTrailingTurn ?? 'never'),
+      };
+    });
+  }
+
+  /** At the app's start: extract the turns a run did not finish before the app last quit (see the module comment). */
+  async resume(): Promise<number> {
+    const carried = await this.store.loadCarry();
+    let started = 0;
+    for (const [file, turns] of Object.entries(carried))
+      if (this.trigger(file, { trigger: 'spool', closeTrailingTurn: turns.closeTrailingTurn, newTurns: turns.newTurns })) started++;
+    return started;
+  }
 
   private async settings(): Promise<{ mode: ExtractionMode; enabled: boolean; provider: ModelProvider; timeoutMs: number }> {
     const { settings } = await loadAppSettings(this.deps.dataDir);
@@ -74,19 +122,14 @@ export class ExtractionService {
    */
   trigger(transcriptPath: string, request: ExtractRequest): boolean {
     if (this.closed) return false;
-    const file = path.resolve(transcriptPath);
-    let project: string;
-    try {
-      project = projectOfTranscript(this.deps.home(), file);
-    } catch {
-      return false;
-    }
-    if (isInternalProject(project, this.deps.dataDir)) return false;
+    const target = this.transcriptOf(transcriptPath);
+    if (!target) return false;
+    const { file, project } = target;
     const running = this.running.get(file);
     if (running) {
       const again = running.again;
-      const stronger = !again || STRENGTH[request.closeTrailingTurn] > STRENGTH[again.closeTrailingTurn] ? request : again;
-      running.again = { ...stronger, newTurns: Math.max(request.newTurns ?? 1, again?.newTurns ?? 1) };
+      const strongest = !again || STRENGTH[request.closeTrailingTurn] > STRENGTH[again.closeTrailingTurn] ? request : again;
+      running.again = { ...strongest, newTurns: Math.max(request.newTurns ?? 1, again?.newTurns ?? 1) };
       return true;
     }
     const entry: Running = { again: null, done: Promise.resolve() };
@@ -95,13 +138,31 @@ export class ExtractionService {
       let next: ExtractRequest | null = request;
       while (next && !this.closed) {
         entry.again = null;
-        const newTurns = (next.newTurns ?? 1) + (this.unread.get(file) ?? 0);
-        const ran = await this.runJob(file, project, next, newTurns).then(
+        // What the carry holds already counts this turn end when it was held.
+        const carried = (await this.store.loadCarry())[file];
+        const newTurns = Math.max(carried?.newTurns ?? 0, (next.newTurns ?? 1) + (this.unread.get(file) ?? 0));
+        const closeTrailingTurn = stronger(next.closeTrailingTurn, carried?.closeTrailingTurn ?? 'never');
+        const ran = await this.runJob(file, project, { ...next, closeTrailingTurn }, newTurns).then(
           () => true,
           () => false,
         );
         if (ran) this.unread.delete(file);
         else this.unread.set(file, newTurns);
+        // The carry follows: cleared by a run that succeeded (but for turn ends held meanwhile),
+        // kept by one that failed. Best effort: a note left over only costs a run that finds nothing new.
+        await this.store
+          .changeCarry((all) => {
+            const now = all[file];
+            if (ran) {
+              if (now && now.newTurns > newTurns) all[file] = { ...now, newTurns: now.newTurns - newTurns };
+              else delete all[file];
+            } else
+              all[file] = {
+                newTurns: Math.max(now?.newTurns ?? 0, newTurns),
+                closeTrailingTurn: stronger(closeTrailingTurn, now?.closeTrailingTurn ?? 'never'),
+              };
+          })
+          .catch(() => undefined);
         next = entry.again;
       }
       this.running.delete(file);
@@ -136,6 +197,8 @@ export class ExtractionService {
             ctx.progress({ message: error.message });
             return null;
           }
+          // The memory was written, its record not: the app shows the memory now; the job says both, and the carry has the next run complete it.
+          if (error instanceof ExtractPartlySavedError) this.deps.onWrote?.(error.project, error.memoryDir);
           throw error;
         }
       },

@@ -6,6 +6,9 @@
  *   - `proposals/<id>.json` — the review queue, one file per proposal, replaced atomically.
  *   - `journal/<hash>.json` — per transcript, the decisions of a run not yet fully carried out
  *     (see extract-memories.ts): what makes a restart finish the work instead of redoing it.
+ *   - `carry.json` — the app's turn ends not yet extracted, per transcript (how many, and how to
+ *     treat a last turn): written before a hook event leaves the spool and cleared when a run
+ *     succeeds, so a run a full disk stopped is taken up at the next start, not forgotten.
  */
 import { maskSecretsIn, maskedName } from '../secrets/index.js';
 import { createHash, randomBytes } from 'node:crypto';
@@ -24,6 +27,7 @@ import { appendDataLines, writeDataFile } from '../core/safe-fs.js';
 import type { TranscriptCursor } from '../transcripts/index.js';
 
 const LOG_FILE = 'log.jsonl';
+const CARRY_FILE = 'carry.json';
 const LOG_ROTATE_BYTES = 5 * 1024 * 1024;
 /** Decided proposals are dropped from the queue after this long (the log keeps them). */
 const DECIDED_KEEP_MS = 30 * 24 * 3600 * 1000;
@@ -72,6 +76,15 @@ export const journalSchema = z.object({
 });
 export type ExtractJournal = z.infer<typeof journalSchema>;
 
+/** Turn ends of one transcript the app has not extracted yet (carry.json). */
+const carriedSchema = z.object({
+  /** For a session extraction has never read: how many of its last turns are new. */
+  newTurns: z.number().int().min(1),
+  closeTrailingTurn: z.enum(['never', 'if-answered', 'always']),
+});
+export type Carried = z.infer<typeof carriedSchema>;
+const carrySchema = z.object({ version: z.literal(1), transcripts: z.record(z.string(), carriedSchema) });
+
 /** The operations of one span to apply. */
 export interface JournalApply {
   entryId: string;
@@ -86,6 +99,7 @@ export interface JournalApply {
 export class ExtractionStore {
   readonly dir: string;
   private appending: Promise<void> = Promise.resolve();
+  private carrying: Promise<unknown> = Promise.resolve();
 
   constructor(dataDir: string) {
     this.dir = path.join(dataDir, 'extract');
@@ -103,7 +117,7 @@ export class ExtractionStore {
       const size = (await fs.stat(this.logFile).catch(() => null))?.size ?? 0;
       if (size > LOG_ROTATE_BYTES) await fs.rename(this.logFile, path.join(this.dir, 'log.1.jsonl')).catch(() => undefined);
       // All the lines or none (a full disk): a torn line would swallow the next run's own.
-      await appendDataLines(this.logFile, text);
+      await appendDataLines(this.logFile, text, { what: 'the extraction log' });
     });
     this.appending = run.catch(() => undefined);
     return run;
@@ -147,7 +161,7 @@ export class ExtractionStore {
   }
 
   async saveProposal(proposal: Proposal): Promise<void> {
-    await writeDataFile(this.proposalFile(proposal.id), `${JSON.stringify(proposal, null, 2)}\n`, { mode: 0o600 });
+    await writeDataFile(this.proposalFile(proposal.id), `${JSON.stringify(proposal, null, 2)}\n`, { mode: 0o600, what: 'a suggestion for the review queue' });
   }
 
   /** A proposal by id, or null (unknown id, damaged file). */
@@ -208,11 +222,46 @@ export class ExtractionStore {
   }
 
   async saveJournal(journal: ExtractJournal): Promise<void> {
-    await writeDataFile(this.journalFile(journal.transcriptPath), `${JSON.stringify(journal)}\n`, { mode: 0o600 });
+    await writeDataFile(this.journalFile(journal.transcriptPath), `${JSON.stringify(journal)}\n`, { mode: 0o600, what: 'the extraction under way' });
   }
 
   async removeJournal(transcriptPath: string): Promise<void> {
     await fs.rm(this.journalFile(transcriptPath), { force: true });
+  }
+
+  private get carryFile(): string {
+    return path.join(this.dir, CARRY_FILE);
+  }
+
+  /** The turn ends carried, by transcript path (none when the file is missing or damaged). */
+  async loadCarry(): Promise<Record<string, Carried>> {
+    try {
+      const parsed = carrySchema.safeParse(JSON.parse(await fs.readFile(this.carryFile, 'utf8')));
+      return parsed.success ? parsed.data.transcripts : {};
+    } catch {
+      return {};
+    }
+  }
+
+  /**
+   * Change the carry (one change at a time in this process), written whole or not at all; the
+   * file is removed when nothing is carried. Throws a sentence when the disk refuses.
+   */
+  changeCarry(change: (carried: Record<string, Carried>) => void): Promise<void> {
+    const run = this.carrying.then(async () => {
+      const carried = await this.loadCarry();
+      const before = JSON.stringify(carried);
+      change(carried);
+      if (JSON.stringify(carried) === before) return;
+      if (Object.keys(carried).length === 0) await fs.rm(this.carryFile, { force: true });
+      else
+        await writeDataFile(this.carryFile, `${JSON.stringify({ version: 1, transcripts: carried })}\n`, {
+          mode: 0o600,
+          what: 'which turns wait for extraction',
+        });
+    });
+    this.carrying = run.catch(() => undefined);
+    return run;
   }
 }
 

@@ -38,6 +38,18 @@ export interface AutoMemoryHost {
   sessionEnded?(projectDir: string): void;
 }
 
+/** The turn ends among hook events, by transcript: how many (Stop events spooled), and how to treat a last turn. */
+function turnEnds(events: readonly HookEvent[], stops: Record<string, number>): Map<string, { closeTrailingTurn: 'if-answered' | 'always'; newTurns: number }> {
+  const out = new Map<string, { closeTrailingTurn: 'if-answered' | 'always'; newTurns: number }>();
+  for (const event of events) {
+    if (event.event === 'PreCompact') continue;
+    const close = event.event === 'Stop' ? 'if-answered' : 'always';
+    const before = out.get(event.transcriptPath);
+    out.set(event.transcriptPath, { closeTrailingTurn: before?.closeTrailingTurn === 'always' ? 'always' : close, newTurns: stops[event.transcriptPath] ?? 1 });
+  }
+  return out;
+}
+
 /** How often idle sessions are looked for. */
 const SWEEP_MS = 10 * 60_000;
 /** Session Memory counts at most this often while a transcript grows. */
@@ -121,6 +133,12 @@ export class AutoMemory {
       } catch (error) {
         await logHookProblem(this.host.dataDir, 'app', `the hook spool cannot be watched (${(error as Error).message}); its events are read at the next start`);
       }
+      // Turns a run did not finish before the app last quit (a full disk), then those spooled meanwhile.
+      try {
+        await this.extraction.resume();
+      } catch (error) {
+        await logHookProblem(this.host.dataDir, 'app', `the turns left from the last run could not be taken up: ${(error as Error).message}`);
+      }
       await this.drainSpool('spool');
     }
     try {
@@ -152,13 +170,25 @@ export class AutoMemory {
       do {
         this.drainAgain = false;
         const trigger = current;
+        let unheld: unknown = null;
         try {
           const { bad } = await drainSpool(this.host.dataDir, async (events, stops) => {
+            // The turn ends are noted for extraction before their events leave the spool: a run a
+            // full disk stops is then taken up at the next start. Not noted: the events stay.
+            for (const [transcript, request] of turnEnds(events, stops))
+              await this.extraction.hold(transcript, request).catch((error: unknown) => (unheld ??= error));
             for (const event of events) this.handle(event, trigger, stops[event.transcriptPath] ?? 1);
+            if (unheld) throw unheld;
           });
           for (const b of bad) await logHookProblem(this.host.dataDir, 'spool', `${b.file}: ${b.reason}; removed`);
         } catch (error) {
-          await logHookProblem(this.host.dataDir, 'spool', `the spool could not be read: ${(error as Error).message}`);
+          await logHookProblem(
+            this.host.dataDir,
+            'spool',
+            unheld
+              ? `${(error as Error).message}; the turns that ended stay in the spool and are taken up again`
+              : `the spool could not be read: ${(error as Error).message}`,
+          );
         }
         // What arrived during a drain arrived while the app ran.
         current = 'hook';

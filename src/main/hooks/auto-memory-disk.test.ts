@@ -1,0 +1,163 @@
+/**
+ * The app's background extraction across a restart when the data disk is full (a real tmpfs): a
+ * turn whose run the full disk stopped is not forgotten when the app quits before the next turn —
+ * the next start extracts it, once, and never as a turn "from before Memdir watched".
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppContext } from '../app/app-context.js';
+import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../core/test-support/small-disk.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
+import { ExtractionStore } from '../extract/extraction-store.js';
+import { updateAppSettings } from '../settings/app-settings.js';
+import { type ExtractFixture, createExtractFixture, fakeProvider, operationsReply } from '../extract/test-support/extract-fixture.js';
+import { runHook } from '../hook-spool/index.js';
+import { AutoMemory } from './auto-memory.js';
+
+let fx: ExtractFixture;
+let fake: FakeAnthropic;
+let disk: SmallDisk | null = null;
+const open: { auto: AutoMemory; ctx: AppContext }[] = [];
+
+const memory = {
+  action: 'create',
+  file: 'feedback_real_db.md',
+  scope: 'private',
+  type: 'feedback',
+  name: 'Real database in tests',
+  description: 'Integration tests hit a real Postgres, never mocks',
+  // Bigger than the room left: the run's journal cannot be written.
+  body: `${randomBytes(6000).toString('hex')}\n`,
+  reason: 'a correction',
+};
+
+beforeEach(async () => {
+  fx = await createExtractFixture('memdir-carry-');
+  fake = await startFakeAnthropic({ fallback: operationsReply() });
+  fake.setHandler((request) =>
+    JSON.stringify(request.body?.messages ?? '').includes('we never mock the database') ? operationsReply(memory) : operationsReply(),
+  );
+});
+afterEach(async () => {
+  for (const { auto, ctx } of open.splice(0)) {
+    await auto.close();
+    await ctx.close();
+  }
+  disk?.unmount();
+  disk = null;
+  await fake.close();
+  await fx.cleanup();
+});
+
+async function startApp(): Promise<{ auto: AutoMemory; ctx: AppContext }> {
+  const ctx = await AppContext.create({ homeFlag: fx.home, dataDir: fx.dataDir, env: {} });
+  const provider = await fakeProvider(fake, fx.dataDir);
+  const auto = new AutoMemory(ctx, { provider: async () => provider });
+  open.push({ auto, ctx });
+  await auto.start();
+  return { auto, ctx };
+}
+
+async function quit(app: { auto: AutoMemory; ctx: AppContext }): Promise<void> {
+  open.splice(open.indexOf(app), 1);
+  await app.auto.close();
+  await app.ctx.close();
+}
+
+async function waitFor<T>(probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const turnsLogged = async () => (await new ExtractionStore(fx.dataDir).readLog()).flatMap((e) => (e.kind === 'turns' ? [e.outcome] : []));
+const extractionRequests = () => fake.messageRequests().filter((r) => JSON.stringify(r.body?.messages ?? '').includes('we never mock the database'));
+
+describe.skipIf(smallDiskUnavailable !== null)(`the carry across a restart${smallDiskUnavailable ? ` (skipped: ${smallDiskUnavailable})` : ''}`, () => {
+  for (const free of [0, 8])
+    it(`a turn whose run a full data disk (${free} KiB free) stopped is extracted at the next start, once, though the app quit before the next turn`, async () => {
+      disk = mountSmallDisk(fx.dataDir, 4 * 1024 * 1024);
+      await updateAppSettings(fx.dataDir, { extraction: { mode: 'apply' } });
+      // The first turn Memdir sees of this session ends; its Stop hook spools the event.
+      const t = fx.builder();
+      t.prompt('we never mock the database');
+      t.assistant('Noted.');
+      await fs.appendFile(fx.transcript(), t.take());
+      const stop = await runHook({
+        event: 'Stop',
+        stdin: Readable.from([
+          Buffer.from(JSON.stringify({ session_id: 'session-1', transcript_path: fx.transcript(), cwd: fx.cwd, hook_event_name: 'Stop' })),
+        ]),
+        env: {},
+        dataDir: fx.dataDir,
+      });
+      expect(stop.outcome).toBe('spooled');
+
+      // The app starts on a full data disk: the run fails.
+      disk.leaveFree(free * 1024);
+      const first = await startApp();
+      const failed = await waitFor(() => first.ctx.jobs.list().find((j) => j.kind === 'extract' && j.state === 'failed'));
+      expect(failed.message ?? '').toMatch(/full/);
+      await first.auto.extraction.idle();
+      expect(await turnsLogged()).toEqual([]);
+      // The app quits before the session has another turn; space is freed; the app starts again.
+      await quit(first);
+      disk.free();
+      const second = await startApp();
+      const outcomes = await waitFor(async () => {
+        const logged = await turnsLogged();
+        return logged.length > 0 ? logged : null;
+      });
+      await second.auto.extraction.idle();
+      expect(outcomes.map((o) => o.reason)).not.toContain('before-watching');
+      expect(outcomes.flatMap((o) => o.operations.map((op) => op.disposition))).toEqual(['applied']);
+      expect(await fs.readFile(`${fx.memoryDir}/feedback_real_db.md`, 'utf8')).toContain(memory.body.trim());
+
+      // Once, never twice: another restart finds nothing carried and extracts nothing again.
+      await quit(second);
+      const third = await startApp();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await third.auto.extraction.idle();
+      expect(await turnsLogged()).toHaveLength(1);
+      expect(extractionRequests().length).toBeLessThanOrEqual(2);
+      expect(await new ExtractionStore(fx.dataDir).loadCarry()).toEqual({});
+    });
+
+  it("a run that wrote its memory but could not save where extraction got to says both in the app's log, and the next start completes it", async () => {
+    await updateAppSettings(fx.dataDir, { extraction: { mode: 'apply' } });
+    disk = mountSmallDisk(path.join(fx.dataDir, 'cursors'), 64 * 1024);
+    disk.leaveFree(0);
+    const t = fx.builder();
+    t.prompt('we never mock the database');
+    t.assistant('Noted.');
+    await fs.appendFile(fx.transcript(), t.take());
+    const stop = await runHook({
+      event: 'Stop',
+      stdin: Readable.from([Buffer.from(JSON.stringify({ session_id: 'session-1', transcript_path: fx.transcript(), cwd: fx.cwd, hook_event_name: 'Stop' }))]),
+      env: {},
+      dataDir: fx.dataDir,
+    });
+    expect(stop.outcome).toBe('spooled');
+    const first = await startApp();
+    const failed = await waitFor(() => first.ctx.jobs.list().find((j) => j.kind === 'extract' && j.state === 'failed'));
+    expect(failed.message).toMatch(
+      /^Saved create feedback_real_db\.md, but Memdir could not save where extraction got to: the disk holding .* is full.*Nothing is lost: the next extraction completes it\.$/,
+    );
+    expect(failed.message).not.toMatch(/\.json\b/);
+    await first.auto.extraction.idle();
+    await quit(first);
+    disk.free();
+    const second = await startApp();
+    await waitFor(async () => (await new ExtractionStore(second.ctx.dataDir).loadCarry())[fx.transcript()] === undefined);
+    await second.auto.extraction.idle();
+    expect(await turnsLogged()).toHaveLength(1);
+    expect(extractionRequests()).toHaveLength(1);
+  });
+});
