@@ -105,6 +105,21 @@ describe('parseIndex', () => {
     expect(indexEntries(parseIndex(serializeIndex(index))).map((e) => e.title)).toEqual(['A', 'C [x]']);
   });
 
+  it('removing a pointer leaves the lines above it as they were and renumbers only those below (a bulk delete of 1,000 from 3,000 was quadratic)', () => {
+    const text = Array.from({ length: 3000 }, (_, i) => `- [M${i}](m${i}.md) — hook ${i}`).join('\n') + '\n';
+    let index = parseIndex(text);
+    const before = index.lines;
+    index = removeIndexEntries(index, 'm2990.md');
+    // The 2,990 lines above the removed one are the same objects (not copied); the 9 below are renumbered.
+    expect(index.lines.slice(0, 2990).every((l, i) => l === before[i])).toBe(true);
+    expect(index.lines.map((l) => l.line)).toEqual(Array.from({ length: 2999 }, (_, i) => i + 1));
+    // Nothing to remove: the index itself, unchanged.
+    expect(removeIndexEntries(index, 'absent.md')).toBe(index);
+    index = removeIndexEntries(index, 'm5.md', new Set([6]));
+    expect(index.lines).toHaveLength(2998);
+    expect(serializeIndex(index)).toBe(text.split('\n').filter((l) => l !== '- [M5](m5.md) — hook 5' && l !== '- [M2990](m2990.md) — hook 2990').join('\n'));
+  });
+
   it('a rename changes only the link target of the line, as the user wrote it (./, the dash, the words around it)', () => {
     const text = '- [Git Push 规则](./git-push-rule.md) - 代码推送规范\n* [Spaced](<old name.md>): kept\n- [old.md](old.md)\n';
     let index = retargetIndexEntries(parseIndex(text), 'git-push-rule.md', 'feedback-git-push.md');

@@ -296,10 +296,18 @@ export function addIndexEntry(index: ParsedIndex, entry: { title: string; file: 
   return insertIndexLine(index, newPointerPlace(index), formatIndexEntry(entry));
 }
 
-/** Remove every pointer to `file` (or only those on the given lines). */
+/**
+ * Remove every pointer to `file` (or only those on the given lines). The lines above the first one
+ * removed are kept as they are, only those below renumbered; nothing to remove: `index` itself. (A
+ * bulk delete removes pointers one memory at a time from one index: copying every line each time
+ * made 1,000 deletes from 3,000 pointers three million copies.)
+ */
 export function removeIndexEntries(index: ParsedIndex, file: string, onlyLines?: ReadonlySet<number>): ParsedIndex {
-  const lines = index.lines.filter((l) => !(l.kind === 'entry' && l.file === file && (!onlyLines || onlyLines.has(l.line))));
-  return { ...index, lines: renumber(lines) };
+  const removed = (l: IndexLine) => l.kind === 'entry' && l.file === file && (!onlyLines || onlyLines.has(l.line));
+  const first = index.lines.findIndex(removed);
+  if (first === -1) return index;
+  const below = index.lines.slice(first).filter((l) => !removed(l));
+  return { ...index, lines: [...index.lines.slice(0, first), ...below.map((l, i) => ({ ...l, line: first + i + 1 }))] };
 }
 
 /** Point every pointer at `from` to `to`, keeping title and hook (and the rest of the line). */
