@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { UnsafePathError } from '../core/confined-path.js';
 import { deletedFiles, diffRevisions, HistoryError, listHistory, readAtRevision, recordSnapshot, restoreFromHistory, transact } from './history.js';
@@ -403,6 +403,27 @@ describe('restoring', () => {
     const err = await restoreFromHistory(mem, v1, { dataDir, file: 'a.md' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnsafePathError);
     expect(await fs.readFile(outside, 'utf8')).toBe('not a memory');
+  });
+});
+
+describe('a change inside a change', () => {
+  it('joins the change already running in the same folder without resolving the folder again (each memory of a bulk change did: ~7 readlinks each)', async () => {
+    const resolved: string[] = [];
+    const entries = await edit('Bulk', async () => {
+      const seen = vi.spyOn(fs, 'realpath');
+      try {
+        for (const name of ['a.md', 'b.md', 'c.md']) {
+          const inner = await transact(mem, { source: 'manual', summary: `Write ${name}`, dataDir }, async () => undefined);
+          expect(inner.entry).toBeNull();
+        }
+        resolved.push(...seen.mock.calls.map((c) => String(c[0])));
+      } finally {
+        seen.mockRestore();
+      }
+      await writeFileAtomic(mem, 'a.md', 'a\n');
+    });
+    expect(resolved).toEqual([]);
+    expect(entries).toMatchObject({ entry: { summary: 'Bulk' } });
   });
 });
 

@@ -423,8 +423,12 @@ function withNotes(summary: string, notes: readonly string[]): string {
 export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
   checkSource(opts.source);
   const dataDir = opts.dataDir ?? processDataDir();
-  const key = `${dataDir}\0${await memoryDirKey(memoryDir)}`;
   const outer = transactions.getStore();
+  // A change inside the change already running in this folder (each memory of a bulk change) joins it:
+  // found by the folder as given before its real path is resolved again (once per memory of a bulk change).
+  const given = `${dataDir}\0as given\0${path.resolve(memoryDir)}`;
+  if (outer?.get(given)?.active) return { result: await fn(), entry: null };
+  const key = `${dataDir}\0${await memoryDirKey(memoryDir)}`;
   if (outer?.get(key)?.active) return { result: await fn(), entry: null };
 
   return withMemoryLock(
@@ -442,7 +446,7 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       const createdFolders = noted.created;
       let result: T;
       try {
-        result = await noteWrites(memoryDir, noted, () => transactions.run(new Map([...(outer ?? []), [key, state]]), fn));
+        result = await noteWrites(memoryDir, noted, () => transactions.run(new Map([...(outer ?? []), [key, state], [given, state]]), fn));
       } catch (err) {
         state.active = false;
         // The disk refused a write half-way (full, read-only): take the change back whole.
