@@ -304,6 +304,9 @@ function keepingOthersIndexLines(memoryDir: string, state: ChangeState): (abs: s
     }
     let text = ours;
     if (known !== null && now !== known) {
+      // Before Claude Code's writes are recorded, what the change began from is fixed: an index
+      // written later (one this change has not merged yet) is merged against it, not against them.
+      await (began ??= headCommit(repo));
       await recordOthersMeanwhile(memoryDir, state.dataDir, state.noted.files);
       now = (await fs.readFile(abs, 'utf8').catch(() => null)) ?? now;
       text = mergeOntoOthers(known, ours, now);

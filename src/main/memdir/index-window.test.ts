@@ -216,4 +216,27 @@ describe('a pointer Claude Code appends to MEMORY.md between a change’s read o
     expect(await read('team/MEMORY.md')).toContain(teamPointer);
     expect(await read('MEMORY.md')).not.toContain('project_mine.md');
   });
+
+  it('a change that writes MEMORY.md twice, then the team index it read first: Claude Code’s team pointer stays (review s43: the save path’s lazy “began” was taken after Claude Code’s writes were recorded)', async () => {
+    await fs.mkdir(path.join(where.memoryDir, 'team'));
+    await fs.writeFile(path.join(where.memoryDir, 'team', 'MEMORY.md'), '- [Shared](shared.md) — a team memory\n');
+    await fs.writeFile(path.join(where.memoryDir, 'team', 'shared.md'), '---\nname: Shared\ndescription: a team memory\ntype: project\n---\nShared.\n');
+    const teamPointer = '- [Team new](team_new.md) — written by Claude Code mid-change\n';
+    await transact(where.memoryDir, { source: 'manual', summary: 'Write MEMORY.md twice, then the team index', dataDir: opts.dataDir }, async () => {
+      const mine = await fs.readFile(path.join(where.memoryDir, 'MEMORY.md'), 'utf8');
+      const team = await fs.readFile(path.join(where.memoryDir, 'team', 'MEMORY.md'), 'utf8');
+      await writeFileAtomic(where.memoryDir, 'MEMORY.md', `${mine}- [One](project_one.md) — the change's first\n`);
+      // Claude Code saves one memory in each scope between the change's two writes of MEMORY.md.
+      fsSync.writeFileSync(path.join(where.memoryDir, 'feedback_new.md'), theirs);
+      fsSync.appendFileSync(path.join(where.memoryDir, 'MEMORY.md'), pointer);
+      fsSync.appendFileSync(path.join(where.memoryDir, 'team', 'MEMORY.md'), teamPointer);
+      await writeFileAtomic(where.memoryDir, 'MEMORY.md', `${mine}- [One](project_one.md) — the change's first\n- [Two](project_two.md) — its second\n`);
+      await writeFileAtomic(where.memoryDir, 'team/MEMORY.md', `${team}- [Team mine](team_mine.md) — the change's\n`);
+    });
+    const team = await read('team/MEMORY.md');
+    expect(team).toContain(teamPointer);
+    expect(team).toContain('(team_mine.md)');
+    expect(await read('MEMORY.md')).toContain(pointer);
+    expect(await read('MEMORY.md')).toContain('(project_two.md)');
+  });
 });
