@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { type CommitResponse, type ErrorResponse, parseEtag } from '../../../shared/protocol/sync.js';
 import { TeamClientError } from '../team-client.js';
 import { type Delta, type DeltaItem, computeDelta, shownKey } from './delta.js';
-import { type Cycle, type SyncEngine, TeamSyncError, sleep } from './engine.js';
+import { type Cycle, type RetryPolicy, type SyncEngine, TeamSyncError, sleep } from './engine.js';
 import { pull } from './pull.js';
 
 /** Files the server took: in the report's uploaded list, named as shown (delta.ts), and off the waiting list. */
@@ -23,8 +23,9 @@ async function pushed(cycle: Cycle, keys: readonly string[]): Promise<void> {
   cycle.report.waiting = cycle.report.waiting.filter((w) => !gone.has(w));
 }
 
-function backoff(e: SyncEngine, attempt: number): number {
-  const ceiling = Math.min(e.retry.maxMs, e.retry.baseMs * 2 ** Math.max(0, attempt - 1));
+/** How long to wait before retry `attempt` (1, 2, …): half to all of `baseMs·2^(attempt−1)`, never over `maxMs`. */
+export function backoff(policy: Pick<RetryPolicy, 'baseMs' | 'maxMs'>, attempt: number): number {
+  const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, attempt - 1));
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
@@ -258,7 +259,7 @@ export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
   let failures = 0;
   const retryAfterBackoff = async (giveUp: TeamSyncError): Promise<void> => {
     if (++failures >= e.retry.attempts) throw giveUp;
-    await sleep(backoff(e, failures), cycle.signal);
+    await sleep(backoff(e.retry, failures), cycle.signal);
   };
   let delta: Delta | null = null;
   for (;;) {
