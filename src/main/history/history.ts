@@ -327,6 +327,9 @@ interface IndexStamp {
  * How recent an mtime may be and still not tell a later write apart: a file system stamps times at
  * its own granularity (a clock tick of a few ms on Linux, 2 s on FAT), so a write in the same
  * tick as the one stamped keeps the mtime — and a same-size write, the whole stat but ctime.
+ * Judged by this machine's clock: a network file system whose server clock lags it by more than
+ * this, with coarse times, could let a same-size rewrite in place look unmoved (Claude Code appends,
+ * which changes the size).
  */
 const RACY_NS = 3_000_000_000n;
 
