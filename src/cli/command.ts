@@ -70,7 +70,7 @@ export const EXIT_CODES_HELP = `Exit codes: 0 done; 1 it ran but could not do it
 problems found, conflicts left, not started, held back), its output says what; 2 usage, bad input or an
 I/O error (one line on stderr); 130 stopped by Ctrl-C (143 by SIGTERM), once a write under way is
 finished: nothing is left half-written. Done in part is 0 when the rest is taken up by the next run by
-itself (extract's turns the model failed on), 1 when it waits for you (conflicts, problems).`;
+itself (extract's turns the model failed on, or its record a full disk kept it from saving), 1 when it waits for you (conflicts, problems).`;
 
 export const homeOption: OptionSpec = { type: 'string', valueName: 'H', description: 'Claude Code home (default: $CLAUDE_CONFIG_DIR, else ~/.claude)' };
 export const jsonOption: OptionSpec = { type: 'boolean', description: 'print JSON instead of text' };
