@@ -37,6 +37,7 @@ import { ProjectNotFoundError } from '../memdir/projects.js';
 import { DirectoryError, type DirectoryErrorReason } from '../memdir/canonical-key.js';
 import { ExtractAnswerError } from '../extract/extract-prompt.js';
 import { ExtractBusyError, ExtractInputError } from '../extract/extract-memories.js';
+import { ExtractPartlySavedError } from '../extract/extraction-run.js';
 import { CursorConsumerError } from '../transcripts/cursor-store.js';
 import { LlmError } from '../llm/types.js';
 import { DreamCancelledError, DreamError, DreamLockLostError } from '../dream/index.js';
@@ -153,6 +154,15 @@ const SAMPLES: Record<string, () => MemdirError[]> = {
   DirectoryError: () => DIRECTORY_REASONS.map((reason) => new DirectoryError('/work/shop', reason, 'EACCES')),
   ExtractAnswerError: () => [new ExtractAnswerError('The model gave an empty answer.')],
   ExtractBusyError: () => [new ExtractBusyError('Another run is extracting from this transcript.')],
+  ExtractPartlySavedError: () => [
+    new ExtractPartlySavedError(
+      'Created feedback_db.md, but Memdir could not save where extraction got to: the disk is full. Nothing is lost: the next extraction completes it.',
+      [],
+      '-home-me-app',
+      '/home/me/.claude/projects/-home-me-app/memory',
+      new Error('ENOSPC'),
+    ),
+  ],
   ExtractInputError: () => [new ExtractInputError('That file is not a transcript of this home.')],
   CursorConsumerError: () => [new CursorConsumerError('"A B" is not a valid cursor consumer name (use a-z, 0-9, ".", "_", "-")')],
   LlmError: () => [new LlmError('rate-limited', 'The model is rate limited; try again in a minute.')],
