@@ -14,6 +14,7 @@ import { EventBus } from '../core/event-bus.js';
 import { JobRunner } from '../jobs/index.js';
 import { EXTRACT_CONSUMER } from './extraction-run.js';
 import { ExtractionService } from './extraction-service.js';
+import { waitFor } from '../core/test-support/wait-for.js';
 import { testingMemory, useExtractHarness } from './test-support/extract-harness.js';
 import { fakeProvider, operationsReply } from './test-support/extract-fixture.js';
 
@@ -210,5 +211,49 @@ describe.skipIf(smallDiskUnavailable !== null)(`extraction when the disk says no
     expect(outcomes.map((o) => o.reason)).not.toContain('before-watching');
     expect(outcomes.reduce((n, o) => n + o.turns, 0)).toBe(2);
     expect(h.fake.messageRequests().some((r) => JSON.stringify(r.body).includes('we never mock the database'))).toBe(true);
+  });
+
+  it('a turn held while a run reads more turns than the carry held is still carried when the app quits before the follow-up run', async () => {
+    const data = dataOnSmallDisk();
+    const service = (): ExtractionService =>
+      new ExtractionService({
+        home: () => h.fx.home,
+        dataDir: h.fx.dataDir,
+        env: {},
+        jobs: new JobRunner(new EventBus()),
+        provider: () => fakeProvider(h.fake, h.fx.dataDir),
+      });
+    const first = service();
+    // A run the full disk stopped: its turn is counted into the next run (more than the carry will hold).
+    await h.writeTurns('we never mock the database');
+    data.leaveFree(0);
+    first.trigger(h.fx.transcript(), { trigger: 'hook', closeTrailingTurn: 'never', newTurns: 1 });
+    await first.idle();
+    data.free();
+    // The next turn is held and its run starts; the model is slow to answer.
+    let release = (): void => undefined;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    h.fake.setHandler(async (request) => {
+      if (JSON.stringify(request.body).includes('and we write SQL by hand')) await answered;
+      return operationsReply();
+    });
+    await h.writeTurns('and we write SQL by hand');
+    await first.hold(h.fx.transcript(), { closeTrailingTurn: 'never', newTurns: 1 });
+    first.trigger(h.fx.transcript(), { trigger: 'hook', closeTrailingTurn: 'never', newTurns: 1 });
+    await waitFor(() => h.fake.messageRequests().some((r) => JSON.stringify(r.body).includes('and we write SQL by hand')));
+    // Meanwhile a third turn ends and is held; the app quits before the follow-up run.
+    await h.writeTurns('the staging database is shared');
+    await first.hold(h.fx.transcript(), { closeTrailingTurn: 'never', newTurns: 1 });
+    first.trigger(h.fx.transcript(), { trigger: 'hook', closeTrailingTurn: 'never', newTurns: 1 });
+    first.close();
+    release();
+    await first.idle();
+    expect(await h.store().loadCarry()).toEqual({ [h.fx.transcript()]: { newTurns: 1, closeTrailingTurn: 'never' } });
+    // The next start takes the held turn up.
+    const second = service();
+    expect(await second.resume()).toBe(1);
+    await second.idle();
+    expect(h.fake.messageRequests().filter((r) => JSON.stringify(r.body).includes('the staging database is shared'))).toHaveLength(1);
+    expect(await h.store().loadCarry()).toEqual({});
   });
 });

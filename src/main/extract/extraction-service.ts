@@ -148,17 +148,19 @@ export class ExtractionService {
         );
         if (ran) this.unread.delete(file);
         else this.unread.set(file, newTurns);
-        // The carry follows: cleared by a run that succeeded (but for turn ends held meanwhile),
-        // kept by one that failed. Best effort: a note left over only costs a run that finds nothing new.
+        // The carry follows: cleared by a run that succeeded, kept by one that failed — but for the
+        // turn ends held meanwhile (what it holds beyond what this run found at its start), which a
+        // later run reads. Best effort: a note left over only costs a run that finds nothing new.
         await this.store
           .changeCarry((all) => {
             const now = all[file];
+            const heldSince = Math.max(0, (now?.newTurns ?? 0) - (carried?.newTurns ?? 0));
             if (ran) {
-              if (now && now.newTurns > newTurns) all[file] = { ...now, newTurns: now.newTurns - newTurns };
+              if (now && heldSince > 0) all[file] = { ...now, newTurns: heldSince };
               else delete all[file];
             } else
               all[file] = {
-                newTurns: Math.max(now?.newTurns ?? 0, newTurns),
+                newTurns: Math.max(now?.newTurns ?? 0, newTurns + heldSince),
                 closeTrailingTurn: stronger(closeTrailingTurn, now?.closeTrailingTurn ?? 'never'),
               };
           })
