@@ -148,10 +148,14 @@ async function removeStaleTemps(dataDir: string): Promise<void> {
 
 /**
  * Read the spool and hand its events to `handle` (awaited, in the order they arrived); the files
- * are removed once `handle` has returned. If it throws, every file stays for the next drain.
+ * are removed once `handle` has returned, but for those of the transcripts it names to keep (it
+ * did not take their events: they are read again next drain). If it throws, every file stays.
  * One drain at a time per data dir is the caller's business (the app runs them in series).
  */
-export async function drainSpool(dataDir: string, handle: (events: HookEvent[], stops: Record<string, number>) => Promise<void>): Promise<DrainResult> {
+export async function drainSpool(
+  dataDir: string,
+  handle: (events: HookEvent[], stops: Record<string, number>) => Promise<ReadonlySet<string> | void>,
+): Promise<DrainResult> {
   const names = await spoolNames(dataDir);
   const parsed: { name: string; event: HookEvent; at: number }[] = [];
   const bad: DrainResult['bad'] = [];
@@ -168,8 +172,8 @@ export async function drainSpool(dataDir: string, handle: (events: HookEvent[], 
   const events = coalesceHookEvents(parsed.map((p) => p.event));
   const stops: Record<string, number> = {};
   for (const { event } of parsed) if (event.event === 'Stop') stops[event.transcriptPath] = (stops[event.transcriptPath] ?? 0) + 1;
-  if (events.length > 0) await handle(events, stops);
-  for (const { name } of parsed) await fs.rm(path.join(spoolDir(dataDir), name), { force: true });
+  const keep = events.length > 0 ? await handle(events, stops) : undefined;
+  for (const { name, event } of parsed) if (!keep?.has(event.transcriptPath)) await fs.rm(path.join(spoolDir(dataDir), name), { force: true });
   await removeStaleTemps(dataDir);
   return { events, stops, bad, read: names.length };
 }

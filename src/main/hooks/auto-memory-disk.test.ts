@@ -14,7 +14,9 @@ import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake
 import { ExtractionStore } from '../extract/extraction-store.js';
 import { updateAppSettings } from '../settings/app-settings.js';
 import { type ExtractFixture, createExtractFixture, fakeProvider, operationsReply } from '../extract/test-support/extract-fixture.js';
-import { runHook } from '../hook-spool/index.js';
+import { HOOK_LOG_FILE, runHook, spoolDir } from '../hook-spool/index.js';
+import { waitFor } from '../core/test-support/wait-for.js';
+import { testingMemory } from '../extract/test-support/extract-harness.js';
 import { AutoMemory } from './auto-memory.js';
 
 let fx: ExtractFixture;
@@ -23,15 +25,9 @@ let disk: SmallDisk | null = null;
 const open: { auto: AutoMemory; ctx: AppContext }[] = [];
 
 const memory = {
-  action: 'create',
-  file: 'feedback_real_db.md',
-  scope: 'private',
-  type: 'feedback',
-  name: 'Real database in tests',
-  description: 'Integration tests hit a real Postgres, never mocks',
+  ...testingMemory,
   // Bigger than the room left: the run's journal cannot be written.
   body: `${randomBytes(6000).toString('hex')}\n`,
-  reason: 'a correction',
 };
 
 beforeEach(async () => {
@@ -67,44 +63,42 @@ async function quit(app: { auto: AutoMemory; ctx: AppContext }): Promise<void> {
   await app.ctx.close();
 }
 
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** A turn of `session` ends (its transcript gets the turn) and its Stop hook spools the event. */
+async function endTurn(prompt: string, session = 'session-1'): Promise<void> {
+  const t = fx.builder(session);
+  t.prompt(prompt);
+  t.assistant('Noted.');
+  await fs.appendFile(fx.transcript(session), t.take());
+  const stop = await runHook({
+    event: 'Stop',
+    stdin: Readable.from([Buffer.from(JSON.stringify({ session_id: session, transcript_path: fx.transcript(session), cwd: fx.cwd, hook_event_name: 'Stop' }))]),
+    env: {},
+    dataDir: fx.dataDir,
+  });
+  expect(stop.outcome).toBe('spooled');
 }
 
+const spooled = async () => (await fs.readdir(spoolDir(fx.dataDir))).filter((n) => !n.startsWith('.'));
 const turnsLogged = async () => (await new ExtractionStore(fx.dataDir).readLog()).flatMap((e) => (e.kind === 'turns' ? [e.outcome] : []));
 const extractionRequests = () => fake.messageRequests().filter((r) => JSON.stringify(r.body?.messages ?? '').includes('we never mock the database'));
 
 describe.skipIf(smallDiskUnavailable !== null)(`the carry across a restart${smallDiskUnavailable ? ` (skipped: ${smallDiskUnavailable})` : ''}`, () => {
   for (const free of [0, 8])
-    it(`a turn whose run a full data disk (${free} KiB free) stopped is extracted at the next start, once, though the app quit before the next turn`, async () => {
+    it(`a turn a full data disk (${free} KiB free) kept from extraction is extracted at the next start, once, though the app quit before the next turn`, async () => {
       disk = mountSmallDisk(fx.dataDir, 4 * 1024 * 1024);
       await updateAppSettings(fx.dataDir, { extraction: { mode: 'apply' } });
       // The first turn Memdir sees of this session ends; its Stop hook spools the event.
-      const t = fx.builder();
-      t.prompt('we never mock the database');
-      t.assistant('Noted.');
-      await fs.appendFile(fx.transcript(), t.take());
-      const stop = await runHook({
-        event: 'Stop',
-        stdin: Readable.from([
-          Buffer.from(JSON.stringify({ session_id: 'session-1', transcript_path: fx.transcript(), cwd: fx.cwd, hook_event_name: 'Stop' })),
-        ]),
-        env: {},
-        dataDir: fx.dataDir,
-      });
-      expect(stop.outcome).toBe('spooled');
+      await endTurn('we never mock the database');
 
-      // The app starts on a full data disk: the run fails.
+      // The app starts on a full data disk: with no room for the note, the event stays in the spool;
+      // with room for the note only, the run fails.
       disk.leaveFree(free * 1024);
       const first = await startApp();
-      const failed = await waitFor(() => first.ctx.jobs.list().find((j) => j.kind === 'extract' && j.state === 'failed'));
-      expect(failed.message ?? '').toMatch(/full/);
+      if (free === 0) expect(await spooled()).toHaveLength(1);
+      else {
+        const failed = await waitFor(() => first.ctx.jobs.list().find((j) => j.kind === 'extract' && j.state === 'failed'));
+        expect(failed.message ?? '').toMatch(/full/);
+      }
       await first.auto.extraction.idle();
       expect(await turnsLogged()).toEqual([]);
       // The app quits before the session has another turn; space is freed; the app starts again.
@@ -120,31 +114,59 @@ describe.skipIf(smallDiskUnavailable !== null)(`the carry across a restart${smal
       expect(outcomes.flatMap((o) => o.operations.map((op) => op.disposition))).toEqual(['applied']);
       expect(await fs.readFile(`${fx.memoryDir}/feedback_real_db.md`, 'utf8')).toContain(memory.body.trim());
 
-      // Once, never twice: another restart finds nothing carried and extracts nothing again.
+      // Once, never twice: another restart finds nothing carried and extracts nothing again
+      // (its start takes up the carry before it returns; idle() then covers any run it began).
       await quit(second);
+      const before = extractionRequests().length;
       const third = await startApp();
-      await new Promise((resolve) => setTimeout(resolve, 300));
       await third.auto.extraction.idle();
       expect(await turnsLogged()).toHaveLength(1);
-      expect(extractionRequests().length).toBeLessThanOrEqual(2);
+      expect(extractionRequests().length - before).toBe(0);
       expect(await new ExtractionStore(fx.dataDir).loadCarry()).toEqual({});
     });
+
+  it('while the disk refuses a note, only the events whose turn end was noted leave the spool: a later drain handles the others once, and re-notes nothing', async () => {
+    // Extraction's folder on a small disk with one page left: the first note fits, the second does not.
+    disk = mountSmallDisk(new ExtractionStore(fx.dataDir).dir, 256 * 1024);
+    await endTurn('we never mock the database', 'session-a');
+    await endTurn('the staging database is shared', 'session-b');
+    disk.leaveFree(4096);
+    const app = await startApp();
+    await app.auto.extraction.idle();
+    const a = fx.transcript('session-a');
+    const b = fx.transcript('session-b');
+    const carried = async () => new ExtractionStore(fx.dataDir).loadCarry();
+    const problems = async () =>
+      (await fs.readFile(path.join(fx.dataDir, HOOK_LOG_FILE), 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('stay in the spool'));
+    const requests = (text: string) => fake.messageRequests().filter((r) => JSON.stringify(r.body?.messages ?? '').includes(text)).length;
+    expect(await carried()).toEqual({ [a]: { newTurns: 1, closeTrailingTurn: 'if-answered' } });
+    expect(await spooled()).toHaveLength(1);
+    // The 30 s poll drains again while the disk is still full: nothing is handled or noted twice, nothing said twice.
+    await app.auto.drainSpool('hook');
+    await app.auto.drainSpool('hook');
+    await app.auto.extraction.idle();
+    expect(await carried()).toEqual({ [a]: { newTurns: 1, closeTrailingTurn: 'if-answered' } });
+    expect(await spooled()).toHaveLength(1);
+    expect(await problems()).toHaveLength(1);
+    expect(requests('we never mock the database')).toBe(1);
+    expect(requests('the staging database is shared')).toBe(0);
+    // Room again: the kept event is handled, once.
+    disk.free();
+    await app.auto.drainSpool('hook');
+    await waitFor(() => requests('the staging database is shared') > 0);
+    await app.auto.extraction.idle();
+    expect(await spooled()).toEqual([]);
+    expect(requests('the staging database is shared')).toBe(1);
+    expect(requests('we never mock the database')).toBe(1);
+    expect((await carried())[b]).toBeUndefined();
+    expect(await problems()).toHaveLength(1);
+  });
 
   it("a run that wrote its memory but could not save where extraction got to says both in the app's log, and the next start completes it", async () => {
     await updateAppSettings(fx.dataDir, { extraction: { mode: 'apply' } });
     disk = mountSmallDisk(path.join(fx.dataDir, 'cursors'), 64 * 1024);
     disk.leaveFree(0);
-    const t = fx.builder();
-    t.prompt('we never mock the database');
-    t.assistant('Noted.');
-    await fs.appendFile(fx.transcript(), t.take());
-    const stop = await runHook({
-      event: 'Stop',
-      stdin: Readable.from([Buffer.from(JSON.stringify({ session_id: 'session-1', transcript_path: fx.transcript(), cwd: fx.cwd, hook_event_name: 'Stop' }))]),
-      env: {},
-      dataDir: fx.dataDir,
-    });
-    expect(stop.outcome).toBe('spooled');
+    await endTurn('we never mock the database');
     const first = await startApp();
     const failed = await waitFor(() => first.ctx.jobs.list().find((j) => j.kind === 'extract' && j.state === 'failed'));
     expect(failed.message).toMatch(

@@ -9,6 +9,7 @@ import { ExtractionStore } from '../extract/extraction-store.js';
 import { type ExtractFixture, createExtractFixture, fakeProvider, operationsReply } from '../extract/test-support/extract-fixture.js';
 import { AutoMemory } from './auto-memory.js';
 import { runHook, spoolDir } from '../hook-spool/index.js';
+import { waitFor } from '../core/test-support/wait-for.js';
 
 let fx: ExtractFixture;
 let fake: FakeAnthropic;
@@ -42,16 +43,6 @@ afterEach(async () => {
   await fake.close();
   await fx.cleanup();
 });
-
-async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const pending = () => new ExtractionStore(fx.dataDir).listProposals();
 const hook = (event: string, over: Record<string, unknown> = {}) =>

@@ -69,6 +69,8 @@ export class AutoMemory {
   /** The drain running now, and whether another was asked for meanwhile. */
   private draining: Promise<void> | null = null;
   private drainAgain = false;
+  /** The hook-problem line last written because turn ends could not be noted (not written again while the same). */
+  private unheldSaid: string | null = null;
   /** Why the hook channel is not listening, when it is not. */
   channelProblem: string | null = null;
 
@@ -174,21 +176,24 @@ export class AutoMemory {
         try {
           const { bad } = await drainSpool(this.host.dataDir, async (events, stops) => {
             // The turn ends are noted for extraction before their events leave the spool: a run a
-            // full disk stops is then taken up at the next start. Not noted: the events stay.
+            // full disk stops is then taken up at the next start. A transcript whose note the disk
+            // refused is not handled now: its events stay in the spool, untouched, for the next drain.
+            const unnoted = new Set<string>();
             for (const [transcript, request] of turnEnds(events, stops))
-              await this.extraction.hold(transcript, request).catch((error: unknown) => (unheld ??= error));
-            for (const event of events) this.handle(event, trigger, stops[event.transcriptPath] ?? 1);
-            if (unheld) throw unheld;
+              await this.extraction.hold(transcript, request).catch((error: unknown) => {
+                unheld ??= error;
+                unnoted.add(transcript);
+              });
+            for (const event of events) if (!unnoted.has(event.transcriptPath)) this.handle(event, trigger, stops[event.transcriptPath] ?? 1);
+            return unnoted;
           });
           for (const b of bad) await logHookProblem(this.host.dataDir, 'spool', `${b.file}: ${b.reason}; removed`);
+          // Said once while it lasts: the poll drains again every 30 s while the disk stays full.
+          const said = unheld ? `${(unheld as Error).message}; the turns that ended stay in the spool and are taken up again` : null;
+          if (said && said !== this.unheldSaid) await logHookProblem(this.host.dataDir, 'spool', said);
+          this.unheldSaid = said;
         } catch (error) {
-          await logHookProblem(
-            this.host.dataDir,
-            'spool',
-            unheld
-              ? `${(error as Error).message}; the turns that ended stay in the spool and are taken up again`
-              : `the spool could not be read: ${(error as Error).message}`,
-          );
+          await logHookProblem(this.host.dataDir, 'spool', `the spool could not be read: ${(error as Error).message}`);
         }
         // What arrived during a drain arrived while the app ran.
         current = 'hook';
