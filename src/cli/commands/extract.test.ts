@@ -250,7 +250,7 @@ describe.skipIf(smallDiskUnavailable !== null)(
       };
       expect(json.turns.flatMap((x) => x.operations ?? []).map((o) => o.disposition)).toEqual(['applied']);
       const said = json.transcripts[0]!.unsaved ?? '';
-      expect(said).toMatch(/^Saved create feedback_real_db\.md, but Memdir could not save where extraction got to: the disk holding .* is full/);
+      expect(said).toMatch(/^Created feedback_real_db\.md, but Memdir could not save where extraction got to: the disk holding .* is full/);
       expect(said).toMatch(/the next extraction completes it/);
       expect(said).not.toMatch(/\.json\b|ENOSPC/);
       // In words too.

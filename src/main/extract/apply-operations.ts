@@ -68,6 +68,15 @@ export function describeOperation(op: ExtractOperation): string {
   return `${op.action} ${operationPath(op)}`;
 }
 
+const DONE: Record<ExtractOperation['action'], string> = { create: 'created', update: 'updated' };
+
+/** Applied operations said as a person would: `Created feedback_ci.md and updated team/project_freeze.md`. */
+export function sayApplied(ops: readonly ExtractOperation[]): string {
+  const said = ops.map((op) => `${DONE[op.action]} ${operationPath(op)}`);
+  const text = said.length > 1 ? `${said.slice(0, -1).join(', ')} and ${said.at(-1)!}` : (said[0] ?? '');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /**
  * The text an update writes onto `current`, proposed from `base`: the proposal itself when the
  * file is unchanged since, else the proposal's change merged onto the file; null when they overlap

@@ -9,7 +9,7 @@ import type { ExtractOperation, ExtractionLogEntry, Proposal, TurnOutcome } from
 import { inStoreMode, type ProjectLocation } from '../memdir/index.js';
 import { realpathDeepestExistingSync } from '../core/memory-lock.js';
 import { commitCursor, CursorStore, memoryWritesInTurn, type NewTurns, type Turn } from '../transcripts/index.js';
-import { applyOperations, describeOperation, operationPath } from './apply-operations.js';
+import { applyOperations, describeOperation, operationPath, sayApplied } from './apply-operations.js';
 import { SpanDecider, evidenceOf, skipped } from './decide-span.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';
 import { type ExtractJournal, type JournalApply, ExtractionStore, newId, proposalIdOf } from './extraction-store.js';
@@ -286,10 +286,10 @@ export class ExtractionRun {
       });
     } catch (error) {
       // The memory is written; what the run could not save is its record: both are said.
-      const saved = outcomes.flatMap((o) => o.operations.filter((x) => x.disposition === 'applied').map((x) => describeOperation(x.operation)));
+      const saved = outcomes.flatMap((o) => o.operations.filter((x) => x.disposition === 'applied').map((x) => x.operation));
       if (saved.length === 0 || !(error instanceof MemdirError)) throw error;
       throw new ExtractPartlySavedError(
-        `Saved ${saved.join(', ')}, but ${error.message.replace(/[.;]$/, '')}. Nothing is lost: the next extraction completes it.`,
+        `${sayApplied(saved)}, but ${error.message.replace(/[.;]$/, '')}. Nothing is lost: the next extraction completes it.`,
         outcomes,
         journal.project,
         journal.memoryDir,

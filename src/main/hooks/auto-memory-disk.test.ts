@@ -170,7 +170,7 @@ describe.skipIf(smallDiskUnavailable !== null)(`the carry across a restart${smal
     const first = await startApp();
     const failed = await waitFor(() => first.ctx.jobs.list().find((j) => j.kind === 'extract' && j.state === 'failed'));
     expect(failed.message).toMatch(
-      /^Saved create feedback_real_db\.md, but Memdir could not save where extraction got to: the disk holding .* is full.*Nothing is lost: the next extraction completes it\.$/,
+      /^Created feedback_real_db\.md, but Memdir could not save where extraction got to: the disk holding .* is full.*Nothing is lost: the next extraction completes it\.$/,
     );
     expect(failed.message).not.toMatch(/\.json\b/);
     await first.auto.extraction.idle();
