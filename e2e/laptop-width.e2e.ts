@@ -348,6 +348,74 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
     expect(errors).toEqual([]);
   });
 
+  // s43: at 320 px a table of five columns gave each column a few letters a line ("Needs" drawn N/e/e/d/s in
+  // Dream's gates). Every data table of four columns or more is a card per row there, as the dashboard's Projects
+  // (one shared rule, `.grid.cards`): no header or cell breaks inside a word of 12 letters or fewer, and each row
+  // stays a row of cells under column headers in Chromium's own accessibility tree.
+  it("at 320 px the tables of four columns or more (Dream gates, Agents, an alert's findings) break no short word and stay tables to a screen reader", async () => {
+    const tables: [string, string, string][] = [
+      ['dream gates', `#/p/${LONGER}/dream`, 'Gates'],
+      ['agents', '#/agents', 'Agent memory'],
+      ['alert findings', '#/alerts', `Findings in team/${TEAM_FILE}`],
+    ];
+    const zoomed = await browser.newPage({ viewport: { width: 320, height: 480 }, deviceScaleFactor: 2 });
+    zoomed.on('pageerror', (e) => errors.push(e.message));
+    try {
+      for (const [name, hash, label] of tables) {
+        await zoomed.goto(`${host.url}${hash}`);
+        const table = zoomed.getByRole('table', { name: label });
+        await table.getByRole('row').nth(1).waitFor({ timeout: 20_000 });
+        await table.scrollIntoViewIfNeeded();
+        await zoomed.screenshot({ path: artifact(`zoom-table-${name.replace(' ', '-')}-320.png`), fullPage: true });
+        // A word on several lines shows as client rects on several lines.
+        const broken = await table.evaluate((el) => {
+          const out: string[] = [];
+          for (const cell of el.querySelectorAll('th, td')) {
+            const walker = el.ownerDocument.createTreeWalker(cell, 4 /* NodeFilter.SHOW_TEXT */);
+            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+              for (const m of (n.textContent ?? '').matchAll(/[A-Za-z0-9]+/g)) {
+                if (m[0].length > 12) continue;
+                const range = el.ownerDocument.createRange();
+                range.setStart(n, m.index);
+                range.setEnd(n, m.index + m[0].length);
+                const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+                if (lines.size > 1) out.push(`${cell.tagName.toLowerCase()} "${m[0]}" on ${lines.size} lines`);
+              }
+            }
+          }
+          return out;
+        });
+        expect.soft(broken, `${name} at 320 px`).toEqual([]);
+        expect.soft(await sideways(zoomed), `${name} at 320 px`).toEqual([]);
+        // As many rows, cells and column headers in the accessibility tree as the table has in its markup.
+        const dom = await table.evaluate((el) => ({
+          columnheader: el.querySelectorAll('th').length,
+          row: el.querySelectorAll('tr').length,
+          cell: el.querySelectorAll('td').length,
+        }));
+        const cdp = await zoomed.context().newCDPSession(zoomed);
+        type AXNode = { nodeId: string; role?: { value?: string }; name?: { value?: string }; childIds?: string[] };
+        const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: AXNode[] };
+        const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+        const top = nodes.find((n) => n.role?.value === 'table' && n.name?.value === label);
+        const counts: Record<string, number> = { columnheader: 0, row: 0, cell: 0 };
+        const walk = (n: AXNode | undefined) => {
+          if (!n) return;
+          const role = n.role?.value === 'gridcell' ? 'cell' : (n.role?.value ?? '');
+          if (role in counts) counts[role] = (counts[role] ?? 0) + 1;
+          for (const id of n.childIds ?? []) walk(byId.get(id));
+        };
+        walk(top);
+        await cdp.detach();
+        expect.soft(top, `${name}: a table named "${label}" in the accessibility tree`).toBeDefined();
+        expect.soft(counts, `${name}: rows, cells and column headers in the accessibility tree`).toEqual(dom);
+      }
+    } finally {
+      await zoomed.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('in a narrow window the sidebar folds behind a Menu button: Enter opens it, Escape closes it, a chosen view takes the focus', async () => {
     const narrow = await browser.newPage({ viewport: { width: 640, height: 480 }, deviceScaleFactor: 2 });
     try {

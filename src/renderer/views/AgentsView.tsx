@@ -50,7 +50,7 @@ export function AgentsView({ dir }: { dir?: string }) {
       {result.agents.length === 0 ? (
         <p className="muted">No sub-agent has memory here. Agents get memory with a `memory:` field in .claude/agents/&lt;name&gt;.md.</p>
       ) : (
-        <table className="grid" aria-label="Agent memory">
+        <table className="grid cards" aria-label="Agent memory">
           <thead>
             <tr>
               <th>Agent</th>
@@ -85,7 +85,7 @@ export function AgentsView({ dir }: { dir?: string }) {
                     </Badge>
                   );
                   return (
-                    <td key={s} title={scope?.memoryDir}>
+                    <td key={s} title={scope?.memoryDir} data-label={s}>
                       {!scope ? (
                         '—'
                       ) : scope.scan ? (

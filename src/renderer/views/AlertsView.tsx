@@ -9,6 +9,7 @@ import { type RefObject, useEffect, useRef, useState } from 'react';
 import type { AlertRecord } from '../../shared/contract/alerts.js';
 import { shownFileOf } from '../../shared/alert-file.js';
 import type { Finding } from '../../shared/secret-types.js';
+import { Breakable } from '../components/Breakable.js';
 import { useDialogFocus } from '../components/DialogFocus.js';
 import { Time } from '../components/Time.js';
 import { alertTarget, splitAlerts, useAlerts } from '../stores/alerts.js';
@@ -114,7 +115,7 @@ function Findings({ alert }: { alert: AlertRecord }) {
   };
   const target = alertTarget(alert);
   return (
-    <table className="grid" aria-label={`Findings in ${shownFileOf(alert)}`}>
+    <table className="grid cards" aria-label={`Findings in ${shownFileOf(alert)}`}>
       <thead>
         <tr>
           <th>Where</th>
@@ -126,11 +127,16 @@ function Findings({ alert }: { alert: AlertRecord }) {
       <tbody>
         {alert.findings.map((f) => (
           <tr key={f.fingerprint || `${f.line}:${f.column}`}>
-            <td className={f.where === 'name' ? undefined : 'num'}>{f.where === 'name' ? 'in its name' : f.line}</td>
-            <td>
-              {f.title} <span className="muted small">{f.rule}</span>
+            <td className={f.where === 'name' ? undefined : 'num'} data-label="Where">
+              {f.where === 'name' ? 'in its name' : f.line}
             </td>
-            <td>
+            <td data-label="Rule">
+              {f.title}{' '}
+              <span className="muted small">
+                <Breakable text={f.rule} />
+              </span>
+            </td>
+            <td data-label="Match">
               <code>{f.match}</code>
             </td>
             <td>

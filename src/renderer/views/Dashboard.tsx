@@ -219,7 +219,7 @@ export function Dashboard() {
           <input type="checkbox" checked={filter.onlyTeam} onChange={(e) => setFilter({ onlyTeam: e.target.checked })} /> With team memory
         </label>
       </div>
-      <table className="grid projects" aria-label="Projects">
+      <table className="grid projects cards" aria-label="Projects">
         <thead>
           <tr>
             {SORTS.map(([key, label]) => (

@@ -35,7 +35,7 @@ function Gates({ status }: { status: DreamStatusView }) {
           {status.recovered.detail}
         </p>
       )}
-      <table className="grid gates" aria-label="Gates">
+      <table className="grid gates cards" aria-label="Gates">
         <thead>
           <tr>
             <th>Gate</th>
@@ -49,9 +49,9 @@ function Gates({ status }: { status: DreamStatusView }) {
           {gates.gates.map((g) => (
             <tr key={g.name} data-gate={g.name}>
               <td>{GATE_LABEL[g.name]}</td>
-              <td>{value(g)}</td>
-              <td>{g.threshold === null ? 'free' : g.name === 'time' ? `${g.threshold} h` : g.threshold}</td>
-              <td>
+              <td data-label="Value">{value(g)}</td>
+              <td data-label="Needs">{g.threshold === null ? 'free' : g.name === 'time' ? `${g.threshold} h` : g.threshold}</td>
+              <td data-label="Verdict">
                 {!g.checked ? (
                   <span className="muted">not checked</span>
                 ) : g.passed ? (
@@ -60,7 +60,9 @@ function Gates({ status }: { status: DreamStatusView }) {
                   <span className="badge warning">closed</span>
                 )}
               </td>
-              <td className="small">{g.detail}</td>
+              <td className="small" data-label="Detail">
+                {g.detail}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -86,7 +86,7 @@ export function LiveSessionsView() {
         <p className="muted">No live session. Sessions appear here while Claude Code works (connect the hooks in Settings, or keep Memdir open).</p>
       )}
       {sessions.length > 0 && (
-        <table className="grid" aria-label="Sessions">
+        <table className="grid cards" aria-label="Sessions">
           <thead>
             <tr>
               <th>Session</th>
@@ -107,9 +107,13 @@ export function LiveSessionsView() {
                     <code>{s.sessionId.slice(0, 8)}</code>
                     {s.endedAt && <span className="chip">ended</span>}
                   </td>
-                  <td className="small">{s.projectPath ?? s.project}</td>
-                  <td className="num">{s.contextTokens.toLocaleString('en-US')}</td>
-                  <td>
+                  <td className="small" data-label="Project">
+                    {s.projectPath ?? s.project}
+                  </td>
+                  <td className="num" data-label="Context">
+                    {s.contextTokens.toLocaleString('en-US')}
+                  </td>
+                  <td data-label="Tokens since update">
                     <Progress
                       label="Tokens toward the next update"
                       value={progress.tokens}
@@ -120,7 +124,7 @@ export function LiveSessionsView() {
                       }
                     />
                   </td>
-                  <td>
+                  <td data-label="Tool calls since">
                     <Progress
                       label="Tool calls toward the next update"
                       value={progress.tools}
@@ -129,8 +133,10 @@ export function LiveSessionsView() {
                       }
                     />
                   </td>
-                  <td className="small">{nextUpdate(s)}</td>
-                  <td className="small">
+                  <td className="small" data-label="Next update">
+                    {nextUpdate(s)}
+                  </td>
+                  <td className="small" data-label="Updates">
                     {s.updates}
                     {s.lastUpdateAt ? ` · ${when(s.lastUpdateAt)}` : ''}
                   </td>

@@ -218,7 +218,7 @@ function ExtractionLog() {
         (log.length === 0 ? (
           <p className="muted">No extraction yet.</p>
         ) : (
-          <table className="grid">
+          <table className="grid cards">
             <thead>
               <tr>
                 <th>When</th>
@@ -231,9 +231,13 @@ function ExtractionLog() {
               {log.map((entry) => (
                 <tr key={entry.id}>
                   <td className="small">{when(entry.time)}</td>
-                  <td className="small">{entry.project}</td>
-                  <td>{describeLogEntry(entry)}</td>
-                  <td className="small muted">{entry.kind === 'turns' ? logDetail(entry.outcome) : ''}</td>
+                  <td className="small" data-label="Project">
+                    {entry.project}
+                  </td>
+                  <td data-label="What happened">{describeLogEntry(entry)}</td>
+                  <td className="small muted" data-label="Detail">
+                    {entry.kind === 'turns' ? logDetail(entry.outcome) : ''}
+                  </td>
                 </tr>
               ))}
             </tbody>
