@@ -416,6 +416,35 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
     expect(errors).toEqual([]);
   });
 
+  // axe's scrollable-region-focusable: a view taller than the window with nothing focusable in it (Agents at user
+  // level) could not be scrolled from the keyboard — main's tabIndex -1 (where a Menu choice puts the focus) also
+  // took it out of the Tab order Chromium gives a scroller.
+  it('at 320 px a view that scrolls with nothing focusable in it (Agents at user level) is reached by Tab and scrolls by keyboard', async () => {
+    const short = await browser.newPage({ viewport: { width: 320, height: 260 }, deviceScaleFactor: 2 });
+    short.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await short.goto(`${host.url}#/agents`);
+      await short.getByText('checkout-service-deploy-reviewer').first().waitFor({ timeout: 20_000 });
+      const main = short.locator('main.content');
+      const state = () =>
+        main.evaluate((m) => ({
+          scrolls: m.scrollHeight > m.clientHeight + 1,
+          focusable: m.querySelectorAll('button, a[href], input, select, textarea, [tabindex="0"]').length,
+        }));
+      expect(await state()).toEqual({ scrolls: true, focusable: 0 });
+      expect(await axeFindings(short, 'agents at 320×260')).toEqual([]);
+      // Tab from the Menu button reaches the view, and the arrow keys scroll it.
+      await short.getByRole('button', { name: 'Menu' }).focus();
+      await short.keyboard.press('Tab');
+      expect(await short.evaluate('document.activeElement.tagName')).toBe('MAIN');
+      await short.keyboard.press('PageDown');
+      await expect.poll(() => main.evaluate((m) => m.scrollTop)).toBeGreaterThan(0);
+    } finally {
+      await short.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('in a narrow window the sidebar folds behind a Menu button: Enter opens it, Escape closes it, a chosen view takes the focus', async () => {
     const narrow = await browser.newPage({ viewport: { width: 640, height: 480 }, deviceScaleFactor: 2 });
     try {

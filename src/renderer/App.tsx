@@ -1,5 +1,14 @@
 /** The shell of the UI: navigation, live events, theme, keyboard, palette, toasts. */
-import { type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent, Suspense, lazy, useEffect, useRef, useState } from 'react';
+import {
+  type KeyboardEvent as ReactKeyboardEvent,
+  type MouseEvent as ReactMouseEvent,
+  type RefObject,
+  Suspense,
+  lazy,
+  useEffect,
+  useRef,
+  useState,
+} from 'react';
 import { CommandPalette, usePalette } from './components/CommandPalette.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { JobsBar } from './components/JobsBar.js';
@@ -201,6 +210,41 @@ function SidebarItems() {
   );
 }
 
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
+
+/**
+ * The view's name while `main` must be a tab stop: it scrolls and holds nothing focusable (Agents at user level in
+ * a 320 px window), so the keyboard could not scroll it (axe's scrollable-region-focusable) — its tabIndex -1 also
+ * takes it out of the Tab order Chromium gives a scroller. Otherwise null: main stays -1, no extra stop before a
+ * view's first control. Checked once a frame at most, when main's size or content changes.
+ */
+function useScrollStop(main: RefObject<HTMLElement | null>): string | null {
+  const [stop, setStop] = useState<string | null>(null);
+  useEffect(() => {
+    const el = main.current;
+    if (!el) return;
+    let frame = 0;
+    const check = () => {
+      frame = 0;
+      const scrolls = el.scrollHeight > el.clientHeight + 1 && !el.querySelector(FOCUSABLE);
+      setStop(scrolls ? el.querySelector('h1')?.textContent?.trim() || 'View' : null);
+    };
+    const later = () => (frame ||= requestAnimationFrame(check));
+    const resize = new ResizeObserver(later);
+    resize.observe(el);
+    const mutation = new MutationObserver(later);
+    mutation.observe(el, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled', 'tabindex', 'href'] });
+    later();
+    return () => {
+      cancelAnimationFrame(frame);
+      resize.disconnect();
+      mutation.disconnect();
+    };
+  }, [main]);
+  return stop;
+}
+
 export function App() {
   useTheme();
   useKeyboard();
@@ -209,6 +253,8 @@ export function App() {
   const error = useApp((s) => s.error);
   // While Memdir does not answer, the connection banner says why the reads fail: once.
   const connected = useConnection((s) => s.status === 'live');
+  const main = useRef<HTMLElement>(null);
+  const scrollStop = useScrollStop(main);
   useEffect(() => {
     // app.info and projects.list were asked by the entry (main.tsx), once the event stream was live.
     void useJobs.getState().load();
@@ -225,8 +271,9 @@ export function App() {
   return (
     <div className="layout">
       <Sidebar />
-      {/* tabIndex -1: where the focus goes when what held it went away with nothing better to take it (a dismissed notice). */}
-      <main className="content" tabIndex={-1}>
+      {/* tabIndex -1: where the focus goes when what held it went away with nothing better to take it (a dismissed notice),
+          and a Menu choice; 0 while it scrolls with nothing focusable in it (useScrollStop). */}
+      <main ref={main} className="content" tabIndex={scrollStop ? 0 : -1} aria-label={scrollStop ?? undefined}>
         <ConnectionBanner />
         {error && connected && (
           <div className="banner error" role="alert">
