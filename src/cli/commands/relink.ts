@@ -263,11 +263,12 @@ export const mergeListCommand: CommandSpec = {
 JSON: {"merges": [<record>]} (see \`memdir relink --help\`).
 ${RECOVERED_HELP}`,
   async run({ values, io }) {
+    const home = typeof values.home === 'string' ? homeFrom(values, io) : null;
     const recovered = await finishTurnFirst(io);
     const all = await Promise.all((await listMergeRecords(resolveDataDir(io.env))).map(shownMergeRecord));
-    const merges = typeof values.home === 'string' ? all.filter((m) => mergeInHome(m, homeFrom(values, io))) : all;
+    const merges = home !== null ? all.filter((m) => mergeInHome(m, home)) : all;
     if (values.json) printJson(io, { merges, ...recovered });
-    else if (merges.length === 0) io.out(all.length === 0 ? 'No merges yet.\n' : `No merges made in ${homeFrom(values, io)}.\n`);
+    else if (merges.length === 0) io.out(all.length === 0 ? 'No merges yet.\n' : `No merges made in ${home}.\n`);
     else
       io.out(
         table([

@@ -6,8 +6,23 @@ import { resolveDataDir } from '../../main/core/index.js';
 import { openScanCache, resolveHome, scanHome } from '../../main/memdir/index.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 
+/**
+ * The Claude Code home a command reads: `--home`, else $CLAUDE_CONFIG_DIR, else ~/.claude. The one
+ * check of it for every command: a file there is no empty home (nothing would be found in it, and
+ * "none" would be no true answer), so it is refused in a sentence (exit 2). A missing home is fine:
+ * Claude Code makes it at its first session.
+ */
 export function homeFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): string {
-  return typeof values.home === 'string' ? path.resolve(io.cwd, values.home) : resolveHome(io.env);
+  const home = typeof values.home === 'string' ? path.resolve(io.cwd, values.home) : resolveHome(io.env);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(home, { throwIfNoEntry: false });
+  } catch {
+    stat = undefined; // not reachable (a part of its path is a file, no permission): the command says what it meets
+  }
+  if (stat && !stat.isDirectory())
+    throw new CliFailure(`${home} is a file, not a folder: give Claude Code's home folder (--home, $CLAUDE_CONFIG_DIR, else ~/.claude).`);
+  return home;
 }
 
 export const scanCommand: CommandSpec = {
@@ -56,9 +71,6 @@ A missing home is not an error: it scans as empty. What each file held is kept i
       io.out(`No Claude Code home at ${home} yet: nothing to scan. Claude Code makes it at its first session (--home or $CLAUDE_CONFIG_DIR names another).\n`);
       return 0;
     }
-    // A file where the home folder should be is not an empty home: say what is there.
-    if (!fs.statSync(home).isDirectory())
-      throw new CliFailure(`${home} is a file, not a folder: give Claude Code's home folder (--home, $CLAUDE_CONFIG_DIR, else ~/.claude).`);
     if (scan.projects.length === 0) {
       io.out(`No projects in ${home} yet: Claude Code adds one under projects/ at its first session in a folder.\n`);
       return 0;

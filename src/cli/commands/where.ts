@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
-import { locateProject, resolveHome } from '../../main/memdir/index.js';
+import { locateProject } from '../../main/memdir/index.js';
+import { homeFrom } from './scan.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { autoMemoryDirectoryTrustSentence } from '../../shared/settings-text.js';
 
@@ -29,7 +30,7 @@ JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs 
        "autoMemoryDirectoryTrust": {"trusted", "config", "folder"} or null,
        "settingsFiles": [{"source", "file", "exists"}], "ignored": [{"file", "key", "reason"}]} ("key" is "" when the whole file is not loaded)`,
   async run({ positionals, values, io }) {
-    const home = typeof values.home === 'string' ? path.resolve(io.cwd, values.home) : resolveHome(io.env);
+    const home = homeFrom(values, io);
     const loc = await locateProject(home, path.resolve(io.cwd, positionals[0]!), io.env);
     const e = loc.explanation!;
     const launchDir = loc.settings.launchDir ?? e.dir;
