@@ -39,6 +39,17 @@ const memory = {
 };
 
 describe('memdir extract', () => {
+  it('a project with no session yet is done (exit 0): nothing to read, said so; no model is asked', async () => {
+    const text = await run('extract', '--project', fx.cwd);
+    expect(text.err).toBe('');
+    expect(text.out).toContain('No session to read yet: Claude Code has no transcripts for');
+    expect(text.code).toBe(0);
+    const json = await run('extract', '--project', fx.cwd, '--json');
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).toMatchObject({ project: expect.any(String), mode: 'review', dryRun: false, turns: [], transcripts: [] });
+    expect(fake.requests.length).toBe(0);
+  });
+
   it('prints the turns with their outcome as JSON (review mode by default), by path or directory name', async () => {
     const t = fx.builder();
     t.prompt('Never mock the database.').assistant('ok', { stopReason: 'end_turn' });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type CommandSpec, CliFailure, EXIT_OK, EXIT_PROBLEMS, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, EXIT_OK, EXIT_PROBLEMS, homeOption, jsonOption, printJson } from '../command.js';
 import { plural, table } from '../format.js';
 import { homeFrom } from './scan.js';
 import type { TurnOutcome } from '../../shared/contract/extract.js';
@@ -65,9 +65,10 @@ source "extract"); an update that overlaps an edit made while the model answered
 queued, with the reason. The first run on a project reads its whole history: try --dry-run first.
 A turn in which the agent itself wrote into the memory directory is skipped (R-EXCLUSIVE);
 nothing is written when Claude Code's autoMemoryEnabled is false (R-SETTINGS).
-Exit codes: 0 done, also when some turns were done and the model failed on others (those stay new: the next run
-takes them up; "reason": "model-failed" names them), and when the memory was written but where extraction got to
-could not be saved ("unsaved" says so: the next run completes it without asking the model again); 1 nothing extracted: the model failed on every turn it was
+Exit codes: 0 done, also when there is no session to read yet (no transcripts: "turns" and "transcripts" empty), when
+some turns were done and the model failed on others (those stay new: the next run takes them up; "reason":
+"model-failed" names them), and when the memory was written but where extraction got to could not be saved
+("unsaved" says so: the next run completes it without asking the model again); 1 nothing extracted: the model failed on every turn it was
 asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C. A model that cannot be used at all
 (a refused key, an answer that is no answer) does the turn by the offline path instead: done, "message" says why.`,
   async run({ values, io }) {
@@ -82,11 +83,18 @@ asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C.
     const home = homeFrom(values, io);
     const dataDir = resolveDataDir(io.env);
     const location = await locateProjectOption(values, io);
-    if (location.transcriptDirs.length === 0)
-      throw new CliFailure(`Claude Code has no transcripts for ${location.key} yet (no session launched there or in a directory that reads its memory).`);
     const { settings } = await loadAppSettings(dataDir);
-    const provider = await resolveProvider(settings, io.env, { dataDir, offline: values.offline === true });
     const dryRun = values['dry-run'] === true;
+    // No session yet is nothing to extract, not bad input: done (0), and said so; no model is asked.
+    if (location.transcriptDirs.length === 0) {
+      if (values.json) printJson(io, { project: location.dir, memoryDir: location.memoryDir, mode: settings.extraction.mode, dryRun, turns: [], transcripts: [] });
+      else
+        io.out(
+          `No session to read yet: Claude Code has no transcripts for ${location.key} (no session launched there or in a directory that reads its memory), so there is nothing to extract.\n`,
+        );
+      return EXIT_OK;
+    }
+    const provider = await resolveProvider(settings, io.env, { dataDir, offline: values.offline === true });
     const transcripts = (await listTranscriptsIn(location.transcriptDirs)).filter((t) => t.kind === 'session').sort((a, b) => a.mtimeMs - b.mtimeMs);
     const turns: ReturnType<typeof turnJson>[] = [];
     const files: { path: string; readOutcome: string; reset: string | null; pending: boolean; resumed: boolean; busy: boolean; unsaved: string | null }[] = [];
