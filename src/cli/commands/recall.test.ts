@@ -138,6 +138,21 @@ describe('memdir recall', () => {
   });
 
   describe('--claude-code', () => {
+    it('a .claude.json that is there but not JSON is said so, never "not found" (recorded: the client then does not start)', async () => {
+      const recorded = JSON.parse(await fs.readFile(path.join(import.meta.dirname, '../../../test/fixtures/claude-code/config-unparseable-2.1.332.json'), 'utf8'));
+      expect(recorded.exitCode).toBe(1);
+      await fs.mkdir(home, { recursive: true });
+      await fs.writeFile(path.join(home, '.claude.json'), '{"numStartups": 3, broken');
+      const { code, out } = await run({ project: '-work-shop', query: 'ORM', 'claude-code': true, offline: true, json: true }, offline());
+      expect(code).toBe(0);
+      const { claudeCodeSwitch } = JSON.parse(out);
+      expect(claudeCodeSwitch.state).toBe('unknown');
+      expect(claudeCodeSwitch.reason).not.toContain('was found, so');
+      expect(claudeCodeSwitch.reason).toBe(
+        `Claude Code's config ${path.join(home, '.claude.json')} is there but cannot be read: it is not valid JSON (line 1, column 20). Claude Code 2.1.332 does not start with it (a configuration error) until it is fixed or moved aside, so whether its recall is switched on is unknown.`,
+      );
+    });
+
     it('--json: loads what Claude Code would load, from its exact request, in subfolders too', async () => {
       await fs.mkdir(path.join(home, 'projects', '-work-shop', 'memory', 'retros'), { recursive: true });
       await fs.writeFile(

@@ -12,6 +12,7 @@
  */
 import fs from 'node:fs/promises';
 import { claudeConfigFiles, type EffectiveSettings, inStoreMode } from '../../memdir/index.js';
+import { failureWords, notJsonWords } from '../../../shared/failure-words.js';
 
 /** What Memdir can tell about Claude Code's own recall switch. */
 export interface ClaudeCodeRecallSwitch {
@@ -38,11 +39,22 @@ export async function readClaudeCodeRecallSwitch(
       settings.memoryStores.from === 'CLAUDE_MEMORY_STORES' ? 'in the environment' : settings.memoryStores.from.replace(/^CLAUDE_MEMORY_STORES /, '');
     return { state: 'on', reason: `CLAUDE_MEMORY_STORES is set (${where}), which turns Claude Code's recall on.` };
   }
+  // A config that is there but cannot be read is said so, never "not found": Claude Code 2.1.332 does not
+  // start with a .claude.json it cannot parse (recorded: test/fixtures/claude-code/config-unparseable-2.1.332.json).
+  let unreadable: { file: string; why: string } | null = null;
   for (const file of claudeConfigFiles(home, env)) {
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') unreadable ??= { file, why: failureWords(error) };
+      continue;
+    }
     let config: unknown;
     try {
-      config = JSON.parse(await fs.readFile(file, 'utf8'));
-    } catch {
+      config = JSON.parse(text);
+    } catch (error) {
+      unreadable ??= { file, why: notJsonWords(text, error) };
       continue;
     }
     const record = (config ?? {}) as Record<string, unknown>;
@@ -59,5 +71,10 @@ export async function readClaudeCodeRecallSwitch(
       reason: `Claude Code's server flag for recall is ${value === undefined ? 'not cached' : 'off'} in ${file}: Claude Code 2.1.332 then loads MEMORY.md only and asks no selector. This shows what it would load once the flag is on.`,
     };
   }
+  if (unreadable)
+    return {
+      state: 'unknown',
+      reason: `Claude Code's config ${unreadable.file} is there but cannot be read: ${unreadable.why}. Claude Code 2.1.332 does not start with it (a configuration error) until it is fixed or moved aside, so whether its recall is switched on is unknown.`,
+    };
   return { state: 'unknown', reason: 'No Claude Code config (.claude.json) was found, so whether its recall is switched on is unknown.' };
 }
