@@ -32,6 +32,30 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
 }
 
 describe('memdir dream', () => {
+  it('a memory or MEMORY.md it could not read is named, left as it is, never "nothing to change"; exit 1', async () => {
+    // Nothing else to change: no duplicate, no relative date.
+    await fs.rm(path.join(fx.memoryDir, 'feedback_sql_2.md'));
+    await fs.rm(path.join(fx.memoryDir, 'project_x.md'));
+    await fs.mkdir(path.join(fx.memoryDir, 'MEMORY.md', 'inside'), { recursive: true });
+    await fs.mkdir(path.join(fx.memoryDir, 'project_dir.md'));
+    const text = await cli('dream', '--project', fx.dir, '--force', '--offline');
+    expect(text.out).not.toContain('nothing to change');
+    expect(text.out).toContain('2 file(s) could not be read, left as they are: MEMORY.md, project_dir.md');
+    expect(text.out).toContain('MEMORY.md could not be read (it is a folder, not a file): the dream left it as it is');
+    expect(text.out).not.toContain(fx.memoryDir);
+    expect(text.code).toBe(1);
+    const json = await cli('dream', '--project', fx.dir, '--force', '--offline', '--json');
+    expect(json.code).toBe(1);
+    expect((json.json().flags as { kind: string; files: string[] }[]).filter((f) => f.kind === 'unreadable').map((f) => f.files)).toEqual([
+      ['MEMORY.md'],
+      ['project_dir.md'],
+    ]);
+    // Never written over: both folders are there as they were, MEMORY.md not made a file.
+    expect((await fs.stat(path.join(fx.memoryDir, 'MEMORY.md'))).isDirectory()).toBe(true);
+    expect(await fs.readdir(path.join(fx.memoryDir, 'MEMORY.md'))).toEqual(['inside']);
+    expect((await fs.stat(path.join(fx.memoryDir, 'project_dir.md'))).isDirectory()).toBe(true);
+  });
+
   it('status: each gate with its value, cheapest first; exit 1 while not eligible', async () => {
     const r = await cli('dream', 'status', '--project', fx.dir, '--json');
     expect(r.code).toBe(1);

@@ -12,7 +12,7 @@ import { resolveDataDir } from '../../main/core/index.js';
 import { type DreamRunResult, DreamService } from '../../main/dream/index.js';
 import type { ProjectLocation } from '../../main/memdir/index.js';
 import { locateProjectOption, projectOption } from '../project-option.js';
-import type { DreamRecord } from '../../shared/contract/dream.js';
+import { type DreamRecord, dreamCouldNotRead } from '../../shared/contract/dream.js';
 
 /** The dream service for one command: no jobs, no scheduler; its session count is fresh (a command line is one look). */
 export function dreamsFor(io: CliIo, home: string): DreamService {
@@ -152,7 +152,8 @@ rules: duplicates merged, relative dates made absolute, stale facts and contradi
 Ctrl-C before apply cancels the dream: nothing changed, the lock rolled back (it prints "cancelled" and exits 130,
 as every command Ctrl-C stops); once apply has begun it is finished whole first, reported, then exit 130.
 Exit codes: 0 done (completed, nothing to change, dry run), 1 not done: not started (gates closed, lock held),
-held back for confirmation, or the dream failed ("error" says why), 2 usage or I/O error, 130 Ctrl-C (143 SIGTERM).`,
+held back for confirmation, the dream failed ("error" says why), or a memory (or MEMORY.md) could not be read
+(a flag of kind "unreadable" names it; the dream left it as it is), 2 usage or I/O error, 130 Ctrl-C (143 SIGTERM).`,
   async run({ values, io }) {
     const { home, loc } = await project(values, io);
     let lastPhase = '';
@@ -212,7 +213,9 @@ held back for confirmation, or the dream failed ("error" says why), 2 usage or I
         : `The dream had begun to apply its changes: it finished them whole first (${record.status}).`,
     );
     if (stopped !== null) return stopped;
-    return record.status === 'completed' || record.status === 'no-changes' || record.status === 'dry-run' ? EXIT_OK : EXIT_PROBLEMS;
+    // A memory it could not read is not all done (1): the report names it ("unreadable" in flags).
+    const ran = record.status === 'completed' || record.status === 'no-changes' || record.status === 'dry-run';
+    return ran && dreamCouldNotRead(record).length === 0 ? EXIT_OK : EXIT_PROBLEMS;
   },
 };
 

@@ -122,6 +122,27 @@ describe('dreams in the app (through the API)', () => {
     expect(overview.projects).toEqual([expect.objectContaining({ dir: fx.dir, lastDreamStatus: 'completed', waitingFor: 'autoDream off' })]);
   });
 
+  it('Dream now with a memory it could not read: the job and the record name it (what the Dream view shows), never "nothing to change"', async () => {
+    for (const f of ['feedback_db_copy.md', 'project_a.md', 'MEMORY.md']) await fs.rm(path.join(fx.memoryDir, f));
+    await fs.mkdir(path.join(fx.memoryDir, 'MEMORY.md'));
+    const events: AppEvent[] = [];
+    const sub = api.subscribe('events.stream', {}, (e) => events.push(e));
+    const started = ok<{ started: boolean; jobId: string }>(await api.call('dream.now', { dir: fx.dir }));
+    await ctx.jobs.settle(started.jobId);
+    if (sub.ok) sub.unsubscribe();
+    const jobs = events.filter((e): e is Extract<AppEvent, { type: 'job' }> => e.type === 'job').map((e) => e.job);
+    expect(jobs.at(-1)).toMatchObject({ message: 'Done in part: nothing changed. Could not read MEMORY.md: left as it is.' });
+    const dream = ok<{ dreams: DreamRecord[] }>(await api.call('dream.list', { dir: fx.dir })).dreams[0]!;
+    expect(dream.status).toBe('no-changes');
+    expect(dream.flags).toContainEqual({
+      kind: 'unreadable',
+      files: ['MEMORY.md'],
+      message: 'MEMORY.md could not be read (it is a folder, not a file): the dream left it as it is and did not consolidate it.',
+    });
+    expect(dream.report).not.toContain('nothing to change');
+    expect((await fs.stat(path.join(fx.memoryDir, 'MEMORY.md'))).isDirectory()).toBe(true);
+  });
+
   it('Dream now never skips the lock: a live holder gets a reason, not a job', async () => {
     const holder = await startIdleProcess();
     children.push(holder);

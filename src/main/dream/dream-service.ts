@@ -12,7 +12,7 @@
  * used, so the sweep does not bring them before the dashboard's first list (issue 16, bench start).
  */
 import path from 'node:path';
-import type { DreamOverviewRow, DreamRecord, DreamStatusView, DreamTrigger } from '../../shared/contract/dream.js';
+import { type DreamOverviewRow, type DreamRecord, type DreamStatusView, type DreamTrigger, dreamCouldNotRead } from '../../shared/contract/dream.js';
 import type { Job } from '../../shared/contract/events.js';
 import { diffRevisions } from '../history/index.js';
 import { JobBusyError, type JobRunner } from '../jobs/index.js';
@@ -345,10 +345,12 @@ export class DreamService {
     if (record.rev) this.host.changed?.(project.dir, project.memoryDir);
     if (record.status === 'failed' || record.status === 'interrupted') throw new Error(record.error ?? 'The dream failed; nothing was changed.');
     const applied = record.changes.filter((c) => c.status === 'applied').length;
+    const unread = dreamCouldNotRead(record);
+    const notRead = unread.length ? ` Could not read ${unread.join(', ')}: left as ${unread.length === 1 ? 'it is' : 'they are'}.` : '';
     const message: Record<DreamRecord['status'], string> = {
       running: '',
-      completed: `Done: ${applied} file(s) changed${record.changes.some((c) => c.status === 'skipped') ? ', some left alone' : ''}.`,
-      'no-changes': 'Done: nothing to change.',
+      completed: `Done: ${applied} file(s) changed${record.changes.some((c) => c.status === 'skipped') ? ', some left alone' : ''}.${notRead}`,
+      'no-changes': unread.length ? `Done in part: nothing changed.${notRead}` : 'Done: nothing to change.',
       'needs-confirmation': `Held back: it would remove ${record.deletions.count} of ${record.deletions.total} memories (the limit is ${record.deletions.limit}). ${way('confirmDream')}`,
       'dry-run': '',
       cancelled: 'Cancelled: nothing was changed.',

@@ -29,7 +29,7 @@ import { type DreamGateReport, type DreamTarget, checkDreamGates, passDreamGates
 import { DreamPlan, type StagedChange } from './plan/dream-plan.js';
 import { listDreamRecords, newDreamId, removePendingPlan, saveDreamRecord, savePendingPlan } from './records/dream-records.js';
 import { gatherSignals } from './plan/gather.js';
-import { type MemorySnapshot, readMemorySnapshot, readableTopics } from './plan/memory-snapshot.js';
+import { type MemorySnapshot, readMemorySnapshot, readableTopics, unreadableFiles } from './plan/memory-snapshot.js';
 import { consolidateWithModel } from './model/model-consolidate.js';
 import { KnownSecrets, findNewSecrets } from './model/proposal-check.js';
 import type { SessionScanCache } from './gates/session-scan.js';
@@ -187,6 +187,12 @@ async function runPhases(opts: DreamRunOptions, sinceMs: number | null, signal: 
   const teamExists = [...snapshot.files.values()].some((f) => f.scope === 'team');
   if (teamExists) indexesBefore.set(`${TEAM_DIR}/${INDEX_FILE}`, snapshot.files.get(`${TEAM_DIR}/${INDEX_FILE}`)?.text ?? null);
   const orientFiles = files;
+  // What Orient could not read is said, by the memory's name, and left as it is (DreamPlan never stages a write over it).
+  const unread: DreamFlag[] = unreadableFiles(snapshot).map(({ rel, reason }) => ({
+    kind: 'unreadable',
+    files: [rel],
+    message: `${rel} could not be read (${reason}): the dream left it as it is and did not consolidate it.`,
+  }));
 
   await enter('gather', 'searching transcripts');
   const gathered = await gatherSignals(opts.transcriptDirs ?? [opts.projectDir], {
@@ -290,7 +296,7 @@ async function runPhases(opts: DreamRunOptions, sinceMs: number | null, signal: 
   return {
     plan,
     changes: plan.changes(),
-    flags: [...flags, ...notes.map((message) => ({ kind: 'note' as const, files: [], message }))],
+    flags: [...unread, ...flags, ...notes.map((message) => ({ kind: 'note' as const, files: [], message }))],
     index,
     method,
     model,

@@ -61,13 +61,21 @@ export const dreamChangeSchema = z.object({
 });
 export type DreamChange = z.infer<typeof dreamChangeSchema>;
 
-/** Something a dream found for the user to look at, without changing anything for it. */
+/**
+ * Something a dream found for the user to look at, without changing anything for it. `unreadable`:
+ * a memory (or MEMORY.md) the dream could not read — left as it is, and the dream not done in full.
+ */
 export const dreamFlagSchema = z.object({
-  kind: z.enum(['stale', 'contradiction', 'signal', 'refused', 'note']),
+  kind: z.enum(['stale', 'contradiction', 'signal', 'refused', 'note', 'unreadable']),
   files: z.array(z.string()),
   message: z.string(),
 });
 export type DreamFlag = z.infer<typeof dreamFlagSchema>;
+
+/** The memories (by name: `MEMORY.md`, `x.md`, `team/x.md`) a dream could not read: it did not do all it was asked. */
+export function dreamCouldNotRead(record: { flags: readonly DreamFlag[] }): string[] {
+  return record.flags.filter((f) => f.kind === 'unreadable').flatMap((f) => f.files);
+}
 
 /** How a dream ended. */
 export const DREAM_STATUSES = ['running', 'completed', 'no-changes', 'needs-confirmation', 'dry-run', 'cancelled', 'failed', 'interrupted'] as const;

@@ -142,7 +142,11 @@ export async function applyDream(input: ApplyInput): Promise<ApplyResult> {
       const before = input.indexesBefore.get(rel) ?? null;
       const now = readCurrent(memoryDir, rel);
       if (now.problem || now.text !== before) {
-        result.indexNotes.push(`${rel} was changed by someone else while the dream ran; Prune left it alone.`);
+        result.indexNotes.push(
+          now.problem
+            ? `${rel} could not be read (${now.problem}); Prune left it alone.`
+            : `${rel} was changed by someone else while the dream ran; Prune left it alone.`,
+        );
         continue;
       }
       const rels = [...after.files.values()].filter((f) => f.kind === 'topic' && f.scope === scope).map((f) => f.rel);

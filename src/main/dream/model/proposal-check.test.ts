@@ -18,7 +18,7 @@ function snapshotOf(...rels: string[]): MemorySnapshot {
       topic: null,
     });
   }
-  return { memoryDir: '/m', files, readAtMs: 0, bytes: 0 };
+  return { memoryDir: '/m', files, notFiles: new Map(), readAtMs: 0, bytes: 0 };
 }
 
 describe('checkProposedPath (a dream names the files it writes)', () => {

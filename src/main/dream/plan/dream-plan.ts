@@ -54,7 +54,7 @@ export class DreamPlan {
   exists(rel: string): boolean {
     const staged = this.#staged.get(rel);
     if (staged) return staged.after !== null;
-    return this.snapshot.files.has(rel);
+    return this.snapshot.files.has(rel) || this.snapshot.notFiles.has(rel);
   }
 
   write(rel: string, text: string, meta: ChangeMeta): void {
@@ -66,6 +66,8 @@ export class DreamPlan {
   }
 
   #stage(rel: string, after: string | null, meta: ChangeMeta): void {
+    // What Orient could not read is never written over, whoever proposes it (a rule, the model, Prune).
+    if (this.snapshot.files.get(rel)?.problem || this.snapshot.notFiles.has(rel)) return;
     const previous = this.#staged.get(rel);
     const kind = previous && KIND_RANK[previous.kind] > KIND_RANK[meta.kind] ? previous.kind : meta.kind;
     // A file that ends up removed is explained by its removal alone (earlier edits no longer matter).

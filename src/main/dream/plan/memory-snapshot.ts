@@ -6,7 +6,9 @@
  *
  * Read: `MEMORY.md` and the top-level `*.md` of the memory dir, and the same in `team/`. Not read:
  * dotfiles (the lock, temp files), other folders. Files that cannot be read (binary, too large,
- * a symlink — never followed here) are in the snapshot with their reason and are never changed.
+ * a symlink — never followed here) are in the snapshot with their reason and are never changed; a
+ * name of the index or a memory held by something that is no file (a folder `MEMORY.md/`) is listed
+ * in `notFiles` with its reason. `unreadableFiles` lists both: what the dream must say it could not read.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -38,8 +40,17 @@ export interface MemorySnapshot {
   memoryDir: string;
   /** Files by `rel`. */
   files: Map<string, SnapshotFile>;
+  /** Names of the index or a memory (`MEMORY.md`, `x.md`, `team/…`) held by no file (a folder): why, by `rel`. Never changed. */
+  notFiles: Map<string, string>;
   readAtMs: number;
   bytes: number;
+}
+
+/** What Orient could not read, by the memory's name (`rel`), with why: a dream reports it and never writes over it. */
+export function unreadableFiles(snapshot: MemorySnapshot): { rel: string; reason: string }[] {
+  const out = [...snapshot.files.values()].filter((f) => f.problem !== null).map((f) => ({ rel: f.rel, reason: f.problem! }));
+  for (const [rel, reason] of snapshot.notFiles) out.push({ rel, reason });
+  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
 
 /** sha256 of a text, hex; the identity apply checks a file against. */
@@ -57,8 +68,11 @@ export function relOf(scope: Scope, name: string): string {
   return scope === 'team' ? `${TEAM_DIR}/${name}` : name;
 }
 
-/** The names in a directory Orient reads: the index and top-level `*.md`, no dotfiles, no folders. */
-function listMemoryNames(dir: string): { name: string; isSymlink: boolean }[] {
+/**
+ * The names in a directory Orient reads: the index and top-level `*.md`, no dotfiles; a `*.md` that
+ * is no file (a folder) comes back with why (`notFile`), to be reported, never read.
+ */
+function listMemoryNames(dir: string): { name: string; isSymlink: boolean; notFile: string | null }[] {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -66,8 +80,12 @@ function listMemoryNames(dir: string): { name: string; isSymlink: boolean }[] {
     return [];
   }
   return entries
-    .filter((d) => !d.name.startsWith('.') && /\.md$/i.test(d.name) && (d.isFile() || d.isSymbolicLink()))
-    .map((d) => ({ name: d.name, isSymlink: d.isSymbolicLink() }))
+    .filter((d) => !d.name.startsWith('.') && /\.md$/i.test(d.name))
+    .map((d) => ({
+      name: d.name,
+      isSymlink: d.isSymbolicLink(),
+      notFile: d.isFile() || d.isSymbolicLink() ? null : d.isDirectory() ? 'it is a folder, not a file' : 'it is not a regular file',
+    }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
@@ -93,6 +111,7 @@ export async function readMemorySnapshot(
   opts: { signal?: AbortSignal; onFile?: (done: number, total: number, rel: string) => void } = {},
 ): Promise<MemorySnapshot> {
   const files = new Map<string, SnapshotFile>();
+  const notFiles = new Map<string, string>();
   const listed: { rel: string; scope: Scope; name: string; isSymlink: boolean; abs: string }[] = [];
   for (const scope of ['private', 'team'] as const) {
     const dir = scope === 'team' ? path.join(memoryDir, TEAM_DIR) : memoryDir;
@@ -101,7 +120,10 @@ export async function readMemorySnapshot(
       const st = fs.lstatSync(dir, { throwIfNoEntry: false });
       if (!st?.isDirectory()) continue;
     }
-    for (const { name, isSymlink } of listMemoryNames(dir)) listed.push({ rel: relOf(scope, name), scope, name, isSymlink, abs: path.join(dir, name) });
+    for (const { name, isSymlink, notFile } of listMemoryNames(dir)) {
+      if (notFile !== null) notFiles.set(relOf(scope, name), notFile);
+      else listed.push({ rel: relOf(scope, name), scope, name, isSymlink, abs: path.join(dir, name) });
+    }
   }
   let bytes = 0;
   for (const [i, entry] of listed.entries()) {
@@ -155,7 +177,7 @@ export async function readMemorySnapshot(
     // Yield now and then: Orient of a big memory dir must not freeze the app's event loop.
     if (i % 64 === 63) await new Promise((resolve) => setImmediate(resolve));
   }
-  return { memoryDir, files, readAtMs: Date.now(), bytes };
+  return { memoryDir, files, notFiles, readAtMs: Date.now(), bytes };
 }
 
 /** Topic files of a snapshot that were read, optionally of one scope. */

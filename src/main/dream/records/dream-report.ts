@@ -2,7 +2,7 @@
  * The report of a dream, in words: the body of its history entry `dream <id>`, the record's
  * `report`, what `memdir dream` prints.
  */
-import type { DreamChange, DreamRecord } from '../../../shared/contract/dream.js';
+import { type DreamChange, type DreamRecord, dreamCouldNotRead } from '../../../shared/contract/dream.js';
 import type { StagedChange } from '../plan/dream-plan.js';
 
 /** A staged change as the record lists it. */
@@ -16,12 +16,15 @@ export function formatReport(record: DreamRecord): string {
   const applied = record.changes.filter((c) => c.status === 'applied');
   const planned = record.changes.filter((c) => c.status === 'planned');
   const skipped = record.changes.filter((c) => c.status === 'skipped');
+  const unread = dreamCouldNotRead(record);
+  const notRead = unread.length ? `; ${unread.length} file(s) could not be read, left as they are: ${unread.join(', ')}` : '';
   const head: Record<DreamRecord['status'], string> = {
     running: 'running',
-    completed: `${applied.length} file(s) changed${skipped.length ? `, ${skipped.length} left alone` : ''}`,
-    'no-changes': 'nothing to change',
+    completed: `${applied.length} file(s) changed${skipped.length ? `, ${skipped.length} left alone` : ''}${notRead}`,
+    // Nothing to change only in what it read: a file it could not read is no "nothing to change".
+    'no-changes': unread.length ? `nothing changed${notRead}` : 'nothing to change',
     'needs-confirmation': `held back: it removes ${record.deletions.count} of ${record.deletions.total} memories, more than the ${record.deletions.limit} allowed without confirmation`,
-    'dry-run': `dry run: ${planned.length} file(s) would change`,
+    'dry-run': `dry run: ${planned.length} file(s) would change${notRead}`,
     cancelled: 'cancelled; nothing was changed',
     failed: `failed: ${record.error ?? 'unknown error'}; nothing was changed`,
     interrupted: `interrupted: ${record.error ?? 'the process stopped'}`,
