@@ -87,7 +87,8 @@ asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C.
     const dryRun = values['dry-run'] === true;
     // No session yet is nothing to extract, not bad input: done (0), and said so; no model is asked.
     if (location.transcriptDirs.length === 0) {
-      if (values.json) printJson(io, { project: location.dir, memoryDir: location.memoryDir, mode: settings.extraction.mode, dryRun, turns: [], transcripts: [] });
+      if (values.json)
+        printJson(io, { project: location.dir, memoryDir: location.memoryDir, mode: settings.extraction.mode, dryRun, turns: [], transcripts: [] });
       else
         io.out(
           `No session to read yet: Claude Code has no transcripts for ${location.key} (no session launched there or in a directory that reads its memory), so there is nothing to extract.\n`,

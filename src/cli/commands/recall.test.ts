@@ -139,7 +139,9 @@ describe('memdir recall', () => {
 
   describe('--claude-code', () => {
     it('a .claude.json that is there but not JSON is said so, never "not found" (recorded: the client then does not start)', async () => {
-      const recorded = JSON.parse(await fs.readFile(path.join(import.meta.dirname, '../../../test/fixtures/claude-code/config-unparseable-2.1.332.json'), 'utf8'));
+      const recorded = JSON.parse(
+        await fs.readFile(path.join(import.meta.dirname, '../../../test/fixtures/claude-code/config-unparseable-2.1.332.json'), 'utf8'),
+      );
       expect(recorded.exitCode).toBe(1);
       await fs.mkdir(home, { recursive: true });
       await fs.writeFile(path.join(home, '.claude.json'), '{"numStartups": 3, broken');
