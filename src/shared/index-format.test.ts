@@ -117,7 +117,12 @@ describe('parseIndex', () => {
     expect(removeIndexEntries(index, 'absent.md')).toBe(index);
     index = removeIndexEntries(index, 'm5.md', new Set([6]));
     expect(index.lines).toHaveLength(2998);
-    expect(serializeIndex(index)).toBe(text.split('\n').filter((l) => l !== '- [M5](m5.md) — hook 5' && l !== '- [M2990](m2990.md) — hook 2990').join('\n'));
+    expect(serializeIndex(index)).toBe(
+      text
+        .split('\n')
+        .filter((l) => l !== '- [M5](m5.md) — hook 5' && l !== '- [M2990](m2990.md) — hook 2990')
+        .join('\n'),
+    );
   });
 
   it('a rename changes only the link target of the line, as the user wrote it (./, the dash, the words around it)', () => {
