@@ -204,6 +204,28 @@ describe('a dream with a model (the fake Messages API over HTTP)', () => {
     expect(Object.keys(await fx.files())).toContain('feedback_db_copy.md');
   });
 
+  it('refuses a write to, and a merge into, a name held by a folder: the memory merged is never deleted with its text nowhere (review s43)', async () => {
+    calls = 0;
+    await fs.mkdir(path.join(fx.memoryDir, 'project_dir.md'));
+    fake.enqueue(
+      turn(
+        use('write_memory', { file: 'project_dir.md', content: FREEZE, reason: 'merge the copy here' }),
+        use('delete_memory', { file: 'feedback_db_copy.md', reason: 'merged', merged_into: 'project_dir.md' }),
+      ),
+      turn(use('finish', { summary: 'Merged.' })),
+    );
+    const { record } = await runDream(options());
+    const results = toolResults(1);
+    expect(results['toolu_1']).toMatchObject({ is_error: true, content: 'Refused project_dir.md: it is a folder, not a file, so a dream leaves it alone.' });
+    expect(results['toolu_2']).toMatchObject({
+      is_error: true,
+      content: expect.stringMatching(/^Refused to delete feedback_db_copy\.md as merged into project_dir\.md: it is a folder/),
+    });
+    expect(record!.changes.filter((c) => c.file === 'feedback_db_copy.md')).toEqual([]);
+    expect(await fx.files()).toMatchObject({ 'feedback_db_copy.md': DUP.replace('s-1', 's-2') });
+    expect((await fs.stat(path.join(fx.memoryDir, 'project_dir.md'))).isDirectory()).toBe(true);
+  });
+
   it('refuses a model that deletes everything: held back for confirmation, nothing written', async () => {
     calls = 0;
     fake.enqueue(

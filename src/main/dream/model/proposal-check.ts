@@ -72,6 +72,9 @@ export function checkProposedPath(file: unknown, snapshot: MemorySnapshot, actio
   const rel = parts.join('/');
   const known = snapshot.files.get(rel);
   if (known && known.text === null) return { ok: false, reason: `${refused(rel)}: ${known.problem ?? 'it could not be read'}, so a dream leaves it alone.` };
+  // A name held by no file (a folder `x.md/`): never written, deleted, merged into or read.
+  const notFile = snapshot.notFiles.get(rel);
+  if (notFile) return { ok: false, reason: `${refused(rel)}: ${notFile}, so a dream leaves it alone.` };
   return { ok: true, rel, scope };
 }
 
