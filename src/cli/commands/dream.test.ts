@@ -56,6 +56,24 @@ describe('memdir dream', () => {
     expect((await fs.stat(path.join(fx.memoryDir, 'project_dir.md'))).isDirectory()).toBe(true);
   });
 
+  it("a memory that is a symbolic link is the user's choice, not a failure: a note, left as it is, exit 0 (review s43)", async () => {
+    await fs.rm(path.join(fx.memoryDir, 'feedback_sql_2.md'));
+    await fs.rm(path.join(fx.memoryDir, 'project_x.md'));
+    const shared = path.join(fx.root, 'shared-note.md');
+    await fs.writeFile(shared, '---\nname: Shared\ndescription: kept elsewhere\ntype: reference\n---\nShared.\n');
+    await fs.symlink(shared, path.join(fx.memoryDir, 'reference_shared.md'));
+    const json = await cli('dream', '--project', fx.dir, '--force', '--offline', '--json');
+    expect(json.code, json.err).toBe(0);
+    const flags = json.json().flags as { kind: string; files: string[]; message: string }[];
+    expect(flags.filter((f) => f.kind === 'unreadable')).toEqual([]);
+    expect(flags).toContainEqual({
+      kind: 'note',
+      files: ['reference_shared.md'],
+      message: 'reference_shared.md is a symbolic link: a dream never follows or changes links, so it was left as it is.',
+    });
+    expect((await fs.lstat(path.join(fx.memoryDir, 'reference_shared.md'))).isSymbolicLink()).toBe(true);
+  });
+
   it('status: each gate with its value, cheapest first; exit 1 while not eligible', async () => {
     const r = await cli('dream', 'status', '--project', fx.dir, '--json');
     expect(r.code).toBe(1);

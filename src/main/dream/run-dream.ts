@@ -188,11 +188,12 @@ async function runPhases(opts: DreamRunOptions, sinceMs: number | null, signal: 
   if (teamExists) indexesBefore.set(`${TEAM_DIR}/${INDEX_FILE}`, snapshot.files.get(`${TEAM_DIR}/${INDEX_FILE}`)?.text ?? null);
   const orientFiles = files;
   // What Orient could not read is said, by the memory's name, and left as it is (DreamPlan never stages a write over it).
-  const unread: DreamFlag[] = unreadableFiles(snapshot).map(({ rel, reason }) => ({
-    kind: 'unreadable',
-    files: [rel],
-    message: `${rel} could not be read (${reason}): the dream left it as it is and did not consolidate it.`,
-  }));
+  // A link is the user's choice, not a failure: a note, not "could not read" (no "done in part", no exit 1, every dream).
+  const unread: DreamFlag[] = unreadableFiles(snapshot).map(({ rel, reason, link }) =>
+    link
+      ? { kind: 'note', files: [rel], message: `${rel} is a symbolic link: a dream never follows or changes links, so it was left as it is.` }
+      : { kind: 'unreadable', files: [rel], message: `${rel} could not be read (${reason}): the dream left it as it is and did not consolidate it.` },
+  );
 
   await enter('gather', 'searching transcripts');
   const gathered = await gatherSignals(opts.transcriptDirs ?? [opts.projectDir], {

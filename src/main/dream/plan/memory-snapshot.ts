@@ -28,6 +28,8 @@ export interface SnapshotFile {
   /** The text, or null when it could not be read (see `problem`). */
   text: string | null;
   problem: string | null;
+  /** A symbolic link: never followed or changed, by choice — no failure (a dream says so as a note, not as "could not read"). */
+  link?: boolean;
   /** sha256 of the text ('' when unreadable): what apply compares against. */
   hash: string;
   mtimeMs: number;
@@ -46,10 +48,13 @@ export interface MemorySnapshot {
   bytes: number;
 }
 
-/** What Orient could not read, by the memory's name (`rel`), with why: a dream reports it and never writes over it. */
-export function unreadableFiles(snapshot: MemorySnapshot): { rel: string; reason: string }[] {
-  const out = [...snapshot.files.values()].filter((f) => f.problem !== null).map((f) => ({ rel: f.rel, reason: f.problem! }));
-  for (const [rel, reason] of snapshot.notFiles) out.push({ rel, reason });
+/**
+ * What Orient could not read, by the memory's name (`rel`), with why: a dream reports it and never
+ * writes over it. `link`: a symbolic link, left alone by choice rather than by a failure.
+ */
+export function unreadableFiles(snapshot: MemorySnapshot): { rel: string; reason: string; link: boolean }[] {
+  const out = [...snapshot.files.values()].filter((f) => f.problem !== null).map((f) => ({ rel: f.rel, reason: f.problem!, link: f.link === true }));
+  for (const [rel, reason] of snapshot.notFiles) out.push({ rel, reason, link: false });
   return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
 
@@ -139,6 +144,7 @@ export async function readMemorySnapshot(
         kind,
         text: null,
         problem: 'it is a symbolic link; a dream never follows or changes links',
+        link: true,
         hash: '',
         mtimeMs: stat?.mtimeMs ?? 0,
         topic: null,
