@@ -155,6 +155,28 @@ describe('memdir recall', () => {
       );
     });
 
+    it('a config that cannot be read at all (a folder by that name) is said so, without a claim the recording does not back (review s43)', async () => {
+      await fs.mkdir(path.join(home, '.claude.json'), { recursive: true });
+      const { out } = await run({ project: '-work-shop', query: 'ORM', 'claude-code': true, offline: true, json: true }, offline());
+      const { claudeCodeSwitch } = JSON.parse(out);
+      expect(claudeCodeSwitch.state).toBe('unknown');
+      expect(claudeCodeSwitch.reason).toMatch(
+        new RegExp(`^Claude Code's config ${path.join(home, '.claude.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is there but cannot be read: `),
+      );
+      expect(claudeCodeSwitch.reason).not.toContain('does not start');
+      expect(claudeCodeSwitch.reason).not.toMatch(/EISDIR|errno/);
+    });
+
+    it('the first config file there decides, even when it cannot be read: a broken .config.json is not passed over for .claude.json (review s43)', async () => {
+      await fs.mkdir(home, { recursive: true });
+      await fs.writeFile(path.join(home, '.config.json'), '{broken');
+      await fs.writeFile(path.join(home, '.claude.json'), JSON.stringify({ cachedGrowthBookFeatures: {} }));
+      const { out } = await run({ project: '-work-shop', query: 'ORM', 'claude-code': true, offline: true, json: true }, offline());
+      const { claudeCodeSwitch } = JSON.parse(out);
+      expect(claudeCodeSwitch.state).toBe('unknown');
+      expect(claudeCodeSwitch.reason).toContain(path.join(home, '.config.json'));
+    });
+
     it('--json: loads what Claude Code would load, from its exact request, in subfolders too', async () => {
       await fs.mkdir(path.join(home, 'projects', '-work-shop', 'memory', 'retros'), { recursive: true });
       await fs.writeFile(

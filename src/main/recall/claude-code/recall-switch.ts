@@ -39,23 +39,30 @@ export async function readClaudeCodeRecallSwitch(
       settings.memoryStores.from === 'CLAUDE_MEMORY_STORES' ? 'in the environment' : settings.memoryStores.from.replace(/^CLAUDE_MEMORY_STORES /, '');
     return { state: 'on', reason: `CLAUDE_MEMORY_STORES is set (${where}), which turns Claude Code's recall on.` };
   }
-  // A config that is there but cannot be read is said so, never "not found": Claude Code 2.1.332 does not
-  // start with a .claude.json it cannot parse (recorded: test/fixtures/claude-code/config-unparseable-2.1.332.json).
-  let unreadable: { file: string; why: string } | null = null;
+  // The first config file there is the one Claude Code uses (claudeConfigFiles), readable or not. One that is
+  // there but cannot be read is said so, never "not found" — and never passed over for the next: Claude Code
+  // 2.1.332 does not start with a .claude.json it cannot parse (recorded:
+  // test/fixtures/claude-code/config-unparseable-2.1.332.json); what it does with one it cannot read at all
+  // (a folder by that name, no permission) is not recorded, so nothing is claimed.
   for (const file of claudeConfigFiles(home, env)) {
     let text: string;
     try {
       text = await fs.readFile(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') unreadable ??= { file, why: failureWords(error) };
-      continue;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      return {
+        state: 'unknown',
+        reason: `Claude Code's config ${file} is there but cannot be read: ${failureWords(error)}, so whether its recall is switched on is unknown.`,
+      };
     }
     let config: unknown;
     try {
       config = JSON.parse(text);
     } catch (error) {
-      unreadable ??= { file, why: notJsonWords(text, error) };
-      continue;
+      return {
+        state: 'unknown',
+        reason: `Claude Code's config ${file} is there but cannot be read: ${notJsonWords(text, error)}. Claude Code 2.1.332 does not start with it (a configuration error) until it is fixed or moved aside, so whether its recall is switched on is unknown.`,
+      };
     }
     const record = (config ?? {}) as Record<string, unknown>;
     const flags = (record.cachedGrowthBookFeatures ?? record.cachedFeatureFlags) as Record<string, unknown> | undefined;
@@ -71,10 +78,5 @@ export async function readClaudeCodeRecallSwitch(
       reason: `Claude Code's server flag for recall is ${value === undefined ? 'not cached' : 'off'} in ${file}: Claude Code 2.1.332 then loads MEMORY.md only and asks no selector. This shows what it would load once the flag is on.`,
     };
   }
-  if (unreadable)
-    return {
-      state: 'unknown',
-      reason: `Claude Code's config ${unreadable.file} is there but cannot be read: ${unreadable.why}. Claude Code 2.1.332 does not start with it (a configuration error) until it is fixed or moved aside, so whether its recall is switched on is unknown.`,
-    };
   return { state: 'unknown', reason: 'No Claude Code config (.claude.json) was found, so whether its recall is switched on is unknown.' };
 }
