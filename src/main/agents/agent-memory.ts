@@ -427,13 +427,12 @@ async function historySecretWarnings(
     cached.added.catch(() => addedByFolder.delete(key));
   }
   const byFile = new Map<string, { commit: string; findings: Finding[]; lines: number[] }>();
+  // Each file as it is now, read once however many commits added a secret to it.
+  const nowText = new Map<string, Promise<string | null>>();
   for (const change of await cached.added) {
-    let now: string | null = null;
-    try {
-      now = await fs.readFile(path.join(launchDir, change.file), 'utf8');
-    } catch {
-      now = null;
-    }
+    let reading = nowText.get(change.file);
+    if (!reading) nowText.set(change.file, (reading = fs.readFile(path.join(launchDir, change.file), 'utf8').catch(() => null)));
+    const now = await reading;
     const gone = change.found.filter(({ finding: f, secret }) => (f.where === 'name' ? now === null : !(now ?? '').includes(secret)));
     if (gone.length === 0) continue;
     const known = byFile.get(change.file);
