@@ -10,6 +10,7 @@ import {
   useState,
 } from 'react';
 import { CommandPalette, usePalette } from './components/CommandPalette.js';
+import { FOCUSABLE } from './components/DialogFocus.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { JobsBar } from './components/JobsBar.js';
 import { FocusHint } from './components/FocusHint.js';
@@ -209,9 +210,6 @@ function SidebarItems() {
     </>
   );
 }
-
-const FOCUSABLE =
-  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
 
 /**
  * The view's name while `main` must be a tab stop: it scrolls and holds nothing focusable (Agents at user level in
