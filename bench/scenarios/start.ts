@@ -59,7 +59,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Milliseconds from `started` (epoch) to the page's first contentful paint. */
-async function emptyPageStart(browser: Browser): Promise<number> {
+export async function emptyPageStart(browser: Browser): Promise<number> {
   const started = Date.now();
   const server = await startEmptyServer();
   const context = await browser.newContext();
