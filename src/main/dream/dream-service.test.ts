@@ -91,7 +91,7 @@ describe('dreams in the app (through the API)', () => {
     if (sub.ok) sub.unsubscribe();
     const jobs = events.filter((e): e is Extract<AppEvent, { type: 'job' }> => e.type === 'job').map((e) => e.job);
     expect([...new Set(jobs.map((j) => j.phase).filter(Boolean))]).toEqual(['orient', 'gather', 'consolidate', 'prune', 'apply']);
-    expect(jobs.at(-1)).toMatchObject({ state: 'done', progress: 1, message: 'Done: 4 file(s) changed.' });
+    expect(jobs.at(-1)).toMatchObject({ state: 'done', progress: 1, message: 'Done: 4 files changed.' });
     expect(jobs.some((j) => /files · 0 tokens/.test(j.message ?? ''))).toBe(true);
     expect(events).toContainEqual({ type: 'projects-changed', dirs: [fx.dir], external: false });
 
@@ -131,7 +131,7 @@ describe('dreams in the app (through the API)', () => {
     await ctx.jobs.settle(started.jobId);
     if (sub.ok) sub.unsubscribe();
     const jobs = events.filter((e): e is Extract<AppEvent, { type: 'job' }> => e.type === 'job').map((e) => e.job);
-    expect(jobs.at(-1)).toMatchObject({ message: 'Done in part: nothing changed. Could not read MEMORY.md: left as it is.' });
+    expect(jobs.at(-1)).toMatchObject({ message: 'Nothing changed: Memdir could not read MEMORY.md and left it as it is.' });
     const dream = ok<{ dreams: DreamRecord[] }>(await api.call('dream.list', { dir: fx.dir })).dreams[0]!;
     expect(dream.status).toBe('no-changes');
     expect(dream.flags).toContainEqual({

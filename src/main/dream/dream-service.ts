@@ -30,6 +30,7 @@ import { followUndo, revertDream } from './apply/revert-dream.js';
 import type { DreamProgress, DreamRunResult, DreamSettings } from './run-dream.js';
 import { SessionScanCache } from './gates/session-scan.js';
 import { way } from '../core/surface-words.js';
+import { listInWords, plural } from '../../shared/size-text.js';
 
 /** What the service needs from its caller (AppContext, or the CLI; read lazily: the app's home can change). */
 export interface DreamHost {
@@ -346,11 +347,12 @@ export class DreamService {
     if (record.status === 'failed' || record.status === 'interrupted') throw new Error(record.error ?? 'The dream failed; nothing was changed.');
     const applied = record.changes.filter((c) => c.status === 'applied').length;
     const unread = dreamCouldNotRead(record);
-    const notRead = unread.length ? ` Could not read ${unread.join(', ')}: left as ${unread.length === 1 ? 'it is' : 'they are'}.` : '';
+    // What it could not read, in a plain sentence (a dream that changed nothing says that first, not "done").
+    const notRead = unread.length ? `Memdir could not read ${listInWords(unread)} and left ${unread.length === 1 ? 'it as it is' : 'them as they are'}.` : '';
     const message: Record<DreamRecord['status'], string> = {
       running: '',
-      completed: `Done: ${applied} file(s) changed${record.changes.some((c) => c.status === 'skipped') ? ', some left alone' : ''}.${notRead}`,
-      'no-changes': unread.length ? `Done in part: nothing changed.${notRead}` : 'Done: nothing to change.',
+      completed: `Done: ${plural(applied, 'file')} changed${record.changes.some((c) => c.status === 'skipped') ? ', some left alone' : ''}.${notRead ? ` ${notRead}` : ''}`,
+      'no-changes': unread.length ? `Nothing changed: ${notRead}` : 'Done: nothing to change.',
       'needs-confirmation': `Held back: it would remove ${record.deletions.count} of ${record.deletions.total} memories (the limit is ${record.deletions.limit}). ${way('confirmDream')}`,
       'dry-run': '',
       cancelled: 'Cancelled: nothing was changed.',
@@ -387,7 +389,7 @@ export class DreamService {
           job.progress({ phase: 'apply', step: 'applying the confirmed changes', progress: 0.9 });
           const done = await this.confirmNow(id, { signal: job.signal });
           if (done.status === 'failed') throw new Error(done.error ?? 'The dream failed.');
-          job.progress({ message: `Done: ${done.changes.filter((c) => c.status === 'applied').length} file(s) changed.` });
+          job.progress({ message: `Done: ${plural(done.changes.filter((c) => c.status === 'applied').length, 'file')} changed.` });
           return done;
         },
       );

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { serializeTopicFile } from '../memdir/index.js';
-import { applyOperations } from './apply-operations.js';
+import { applyOperations, sayApplied } from './apply-operations.js';
 
 let root: string;
 let memoryDir: string;
@@ -64,4 +64,13 @@ it('a memory it creates where there is no MEMORY.md keeps the others listed: the
   expect(await read('MEMORY.md')).toBe(
     '- [mine](mine.md) — my own habit\n- [Deploys](project_deploys.md) — no deploys on Fridays\n- [Tests](project_tests.md) — no deploys on Fridays\n',
   );
+});
+
+it('what a run wrote is said with one verb per kind, as the job log shows it: "Created a and b; updated c", not "created a, created b and updated c"', () => {
+  const mine = (file: string, action: ExtractOperation['action']): ExtractOperation => ({ ...op(file), scope: 'private', action });
+  expect(sayApplied([mine('feedback_ci.md', 'create'), op('project_deploys.md'), mine('user_role.md', 'update')])).toBe(
+    'Created feedback_ci.md and team/project_deploys.md; updated user_role.md',
+  );
+  expect(sayApplied([mine('user_role.md', 'update'), mine('user_tools.md', 'update')])).toBe('Updated user_role.md and user_tools.md');
+  expect(sayApplied([mine('feedback_ci.md', 'create')])).toBe('Created feedback_ci.md');
 });

@@ -21,6 +21,7 @@
 import fs from 'node:fs/promises';
 import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { TEAM_DIR } from '../../shared/limits.js';
+import { listInWords } from '../../shared/size-text.js';
 import { mergeLines } from '../../shared/line-merge.js';
 import { type ChangeDescription, transact } from '../history/index.js';
 import { applyFixes, createMemory, MemoryError, parseTopicFile, serializeTopicFile, type TopicFields, updateMemory } from '../memdir/index.js';
@@ -70,10 +71,16 @@ export function describeOperation(op: ExtractOperation): string {
 
 const DONE: Record<ExtractOperation['action'], string> = { create: 'created', update: 'updated' };
 
-/** Applied operations said as a person would: `Created feedback_ci.md and updated team/project_freeze.md`. */
+/**
+ * Applied operations said as a person would, one verb per kind:
+ * `Created feedback_ci.md and user_role.md; updated team/project_freeze.md`.
+ */
 export function sayApplied(ops: readonly ExtractOperation[]): string {
-  const said = ops.map((op) => `${DONE[op.action]} ${operationPath(op)}`);
-  const text = said.length > 1 ? `${said.slice(0, -1).join(', ')} and ${said.at(-1)!}` : (said[0] ?? '');
+  const said = (['create', 'update'] as const).flatMap((action) => {
+    const files = ops.filter((op) => op.action === action).map(operationPath);
+    return files.length > 0 ? [`${DONE[action]} ${listInWords(files)}`] : [];
+  });
+  const text = said.join('; ');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
