@@ -40,9 +40,9 @@ export function formatBytesAgainst(bytes: number, limit: number): [string, strin
   return shown === max && bytes !== limit ? [`${formatCount(bytes)} bytes`, `${formatCount(limit)} bytes`] : [shown, max];
 }
 
-/** "a", "a and b", "a, b and c". */
-export function listInWords(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}`;
+/** "a", "a and b", "a, b and c" (or with `or`: "a, b or c", for what did not happen to any of them). */
+export function listInWords(items: readonly string[], conjunction: 'and' | 'or' = 'and'): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${conjunction} ${items.at(-1)!}`;
 }
 
 /** Lines of a file in quotes, the first three of them: `the lines "a", "b", "c" and 2 more`. */

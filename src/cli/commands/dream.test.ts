@@ -40,7 +40,7 @@ describe('memdir dream', () => {
     await fs.mkdir(path.join(fx.memoryDir, 'project_dir.md'));
     const text = await cli('dream', '--project', fx.dir, '--force', '--offline');
     expect(text.out).not.toContain('nothing to change');
-    expect(text.out).toContain('2 file(s) could not be read, left as they are: MEMORY.md, project_dir.md');
+    expect(text.out).toContain('nothing changed: Memdir could not read MEMORY.md or project_dir.md and left them as they are.');
     expect(text.out).toContain('MEMORY.md could not be read (it is a folder, not a file): the dream left it as it is');
     expect(text.out).not.toContain(fx.memoryDir);
     expect(text.code).toBe(1);

@@ -30,7 +30,8 @@ import { followUndo, revertDream } from './apply/revert-dream.js';
 import type { DreamProgress, DreamRunResult, DreamSettings } from './run-dream.js';
 import { SessionScanCache } from './gates/session-scan.js';
 import { way } from '../core/surface-words.js';
-import { listInWords, plural } from '../../shared/size-text.js';
+import { plural } from '../../shared/size-text.js';
+import { sayCouldNotRead } from './records/dream-report.js';
 
 /** What the service needs from its caller (AppContext, or the CLI; read lazily: the app's home can change). */
 export interface DreamHost {
@@ -348,7 +349,7 @@ export class DreamService {
     const applied = record.changes.filter((c) => c.status === 'applied').length;
     const unread = dreamCouldNotRead(record);
     // What it could not read, in a plain sentence (a dream that changed nothing says that first, not "done").
-    const notRead = unread.length ? `Memdir could not read ${listInWords(unread)} and left ${unread.length === 1 ? 'it as it is' : 'them as they are'}.` : '';
+    const notRead = unread.length ? `${sayCouldNotRead(unread)}.` : '';
     const message: Record<DreamRecord['status'], string> = {
       running: '',
       completed: `Done: ${plural(applied, 'file')} changed${record.changes.some((c) => c.status === 'skipped') ? ', some left alone' : ''}.${notRead ? ` ${notRead}` : ''}`,

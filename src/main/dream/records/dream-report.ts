@@ -4,6 +4,12 @@
  */
 import { type DreamChange, type DreamRecord, dreamCouldNotRead } from '../../../shared/contract/dream.js';
 import type { StagedChange } from '../plan/dream-plan.js';
+import { listInWords } from '../../../shared/size-text.js';
+
+/** What a dream could not read, as a sentence without its full stop: `Memdir could not read a or b and left them as they are`. */
+export function sayCouldNotRead(unread: readonly string[]): string {
+  return `Memdir could not read ${listInWords(unread, 'or')} and left ${unread.length === 1 ? 'it as it is' : 'them as they are'}`;
+}
 
 /** A staged change as the record lists it. */
 export function toChange(c: StagedChange, status: DreamChange['status'], skippedReason: string | null = null): DreamChange {
@@ -17,12 +23,12 @@ export function formatReport(record: DreamRecord): string {
   const planned = record.changes.filter((c) => c.status === 'planned');
   const skipped = record.changes.filter((c) => c.status === 'skipped');
   const unread = dreamCouldNotRead(record);
-  const notRead = unread.length ? `; ${unread.length} file(s) could not be read, left as they are: ${unread.join(', ')}` : '';
+  const notRead = unread.length ? `; ${sayCouldNotRead(unread)}` : '';
   const head: Record<DreamRecord['status'], string> = {
     running: 'running',
     completed: `${applied.length} file(s) changed${skipped.length ? `, ${skipped.length} left alone` : ''}${notRead}`,
     // Nothing to change only in what it read: a file it could not read is no "nothing to change".
-    'no-changes': unread.length ? `nothing changed${notRead}` : 'nothing to change',
+    'no-changes': unread.length ? `nothing changed: ${sayCouldNotRead(unread)}` : 'nothing to change',
     'needs-confirmation': `held back: it removes ${record.deletions.count} of ${record.deletions.total} memories, more than the ${record.deletions.limit} allowed without confirmation`,
     'dry-run': `dry run: ${planned.length} file(s) would change${notRead}`,
     cancelled: 'cancelled; nothing was changed',
