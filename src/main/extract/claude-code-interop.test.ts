@@ -19,7 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, type FakeReply, type FakeRequest, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
-import { EMBEDDED_SESSION_ENV, REAL_CLAUDE_CODE, debugLogIn, offlineClaudeEnv, pollUntil, runClaudeCodeTurns } from '../llm/test-support/real-claude-code.js';
+import { EMBEDDED_SESSION_ENV, REAL_CLAUDE_CODE, debugLogIn, offlineClaudeEnv, runClaudeCodeTurns } from '../llm/test-support/real-claude-code.js';
+import { waitFor } from '../core/test-support/wait-for.js';
 import {
   CADENCE_PROMPTS,
   EXCLUSIVE_CASES,
@@ -183,7 +184,9 @@ describe.skipIf(skip !== null)(`Claude Code's own extraction, recorded for Memdi
       // slower than that work is extracted at its end like every later one.
       return turn === 0 && reply.kind === 'message' ? { ...reply, delayMs: FIRST_TURN_MS } : reply;
     });
-    const waitForPasses = (n: number) => pollUntil(() => extractionPassesEnded(debugLog.read()) >= n, 30_000);
+    const waitForPasses = async (n: number): Promise<void> => {
+      await waitFor(() => extractionPassesEnded(debugLog.read()) >= n, 30_000, `the client's extraction pass ${n} to end (its debug log)`);
+    };
     const run = await runClaudeCodeTurns(prompts, debugLog.args, {
       cwd: home.project,
       configDir: home.configDir,

@@ -21,6 +21,7 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
 import { type ClaudeRunOptions, REAL_CLAUDE_CODE, runClaudeCode } from '../llm/test-support/real-claude-code.js';
 import { SessionStore } from '../session/session-state.js';
+import { waitFor } from '../core/test-support/wait-for.js';
 import { applyHooksChange, planHooksChange } from './claude-settings-hooks.js';
 import { drainSpool, type HookEvent } from '../hook-spool/index.js';
 import { HOOK_CONTEXT_CASES, HOOK_CONTEXT_FIXTURE, type HookContextCase, hookContextText } from './test-support/hook-context-cases.js';
@@ -67,10 +68,15 @@ describe.skipIf(skip !== null)(`Memdir's hooks in the real Claude Code${skip ? `
     // unsignalled): wait for the spool rather than race it.
     const events: HookEvent[] = [];
     const seen = () => sessions.every((id) => ['Stop', 'SessionEnd'].every((name) => events.some((e) => e.sessionId === id && e.event === name)));
-    for (const deadline = Date.now() + 15_000; !seen() && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
-      const drained = await drainSpool(dataDir, async (e) => void events.push(...e));
-      expect(drained.bad).toEqual([]);
-    }
+    await waitFor(
+      async () => {
+        const drained = await drainSpool(dataDir, async (e) => void events.push(...e));
+        expect(drained.bad).toEqual([]);
+        return seen();
+      },
+      15_000,
+      'the final Stop and SessionEnd of every run in the spool',
+    );
     for (const id of sessions)
       expect(
         events

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.js';
 import { SessionStore } from '../session/session-state.js';
+import { waitFor } from '../core/test-support/wait-for.js';
 import { ENDPOINT_FILE, HookServer, hookSocketPath, isAppListening } from './hook-channel.js';
 import { coalesceHookEvents, drainSpool, HOOK_LOG_FILE, type HookEvent, runHook, spoolDir, spoolHookCommand, watchSpool } from '../hook-spool/index.js';
 
@@ -157,9 +158,7 @@ describe('the running app', () => {
     const stop = await watchSpool(dataDir, () => changes++, { pollMs: 60_000 });
     try {
       await runHook({ event: 'Stop', stdin: stdin(payload()), env: {}, dataDir });
-      const deadline = Date.now() + 5000;
-      while (changes === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(changes).toBeGreaterThan(0);
+      await waitFor(() => changes > 0, 5000, 'the spool watcher to notice the new entry');
     } finally {
       stop();
     }

@@ -23,6 +23,7 @@ import { FileCredentialStore } from '../settings/index.js';
 import { ConnectionStore } from './connections.js';
 import { disconnectTeam } from './disconnect-team.js';
 import { TeamService } from './team-service.js';
+import { waitFor } from '../core/test-support/wait-for.js';
 import { serverEntries, startTestServer, type TestServer } from './test-support/team-fixture.js';
 
 const GITHUB_TOKEN = ['ghp_', 'R8mQ2vX9', 'kL4pT7wN', 'c3bY6hJ1', 'fD5sG0aZ', 'e2Uq'].join('');
@@ -597,12 +598,11 @@ describe('team sync in the running app', () => {
     try {
       await ok(c.api, 'team.connect', { dir: '-work-app', server: server.url, team: server.team, token: server.tokens[2] });
       await fs.writeFile(path.join(c.memoryDir, 'team', 'project_watch.md'), topic('Watch', 'project', 'Pushed without asking.'));
-      const deadline = Date.now() + 15_000;
-      let pushed: string | undefined;
-      while (Date.now() < deadline && !pushed) {
-        await new Promise((r) => setTimeout(r, 200));
-        pushed = (await serverEntries(server.url, server.team, server.tokens[0]!))['project_watch.md'];
-      }
+      const pushed = await waitFor(
+        async () => (await serverEntries(server.url, server.team, server.tokens[0]!))['project_watch.md'],
+        15_000,
+        'project_watch.md to reach the server',
+      );
       expect(pushed).toContain('Pushed without asking.');
       expect(c.events).toContainEqual(expect.objectContaining({ type: 'team-changed', dir: '-work-app' }));
     } finally {
@@ -627,8 +627,7 @@ describe('team sync in the running app', () => {
       await sleep(1_500);
       expect(syncs()).toBe(afterConnect);
       await fs.writeFile(path.join(f.memoryDir, 'team', 'project_from_f.md'), topic('From f', 'project', 'Shared by itself.'));
-      const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline && syncs() === afterConnect) await sleep(100);
+      await waitFor(() => syncs() > afterConnect, 10_000, 'a sync set off by the team edit');
       expect((await serverEntries(server.url, server.team, server.tokens[0]!))['project_from_f.md']).toContain('Shared by itself.');
     } finally {
       await service.close();

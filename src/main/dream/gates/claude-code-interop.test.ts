@@ -23,10 +23,10 @@ import {
   REAL_CLAUDE_CODE,
   debugLogIn,
   offlineClaudeEnv,
-  pollUntil,
   runClaudeCode,
   runClaudeCodeTurns,
 } from '../../llm/test-support/real-claude-code.js';
+import { waitFor } from '../../core/test-support/wait-for.js';
 import {
   DREAM_CASES,
   DREAM_FIXTURE,
@@ -49,6 +49,8 @@ const DREAM_PROMPT = 'You are performing a dream';
 const TURNS = ['hello', 'go on', 'thanks', 'and then', 'more', 'bye'];
 /** The client's debug lines that end its gate check: it fired, or a gate said no. */
 const DECIDED = /\[autoDream\] (?:firing|skip|lock held|lock acquire failed|scan throttle)/;
+/** Where the client decides without a debug line (flag, setting, time gate), how long the session stays open for it to. */
+const SILENT_DECISION_MS = 5_000;
 
 describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let fake: FakeAnthropic;
@@ -90,6 +92,10 @@ describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip
       fake.reset();
       const dreamRequest = () => fake.messageRequests().find((r) => r.rawBody.includes(DREAM_PROMPT)) ?? null;
       const debugLog = debugLogIn(root);
+      // Whether the client says what it decided: it fires or a gate it names stops it (the recorded
+      // outcome; Memdir's verdict while recording).
+      const expected = record ? memdir : recorded[c.name];
+      const saysDecision = expected === undefined || expected.fired || expected.skipped !== null;
       const run = await runClaudeCodeTurns(TURNS, debugLog.args, {
         cwd: home.project,
         configDir: home.configDir,
@@ -97,12 +103,14 @@ describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip
         baseUrl: fake.url,
         env: EMBEDDED_SESSION_ENV,
         // The client checks its gates after a turn without awaiting them: the session stays open
-        // until it said what it decided (a busy machine is slow to), or a few seconds where it
-        // decides silently (flag, setting, time gate). A dream starts by taking the lock; once it
-        // is taken, the dream is let reach the model before the session ends.
+        // until it said what it decided (a busy machine is slow to) where it says so, or a few
+        // seconds where it decides silently (flag, setting, time gate: no debug line to wait for).
+        // A dream starts by taking the lock; once it is taken, the dream is let reach the model
+        // before the session ends.
         beforeExit: async () => {
-          await pollUntil(() => DECIDED.test(debugLog.read()), 5_000);
-          await pollUntil(() => !lockTaken() || dreamRequest() !== null, 30_000);
+          if (saysDecision) await waitFor(() => DECIDED.test(debugLog.read()), 30_000, "the client's dream decision (its debug log)");
+          else await new Promise((resolve) => setTimeout(resolve, SILENT_DECISION_MS));
+          await waitFor(() => !lockTaken() || dreamRequest() !== null, 30_000, 'the dream that took the lock to reach the model');
         },
         timeoutMs: 90_000,
       });
@@ -160,7 +168,9 @@ describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip
       scratch: path.join(root, 'scratch'),
       baseUrl: fake.url,
       env: EMBEDDED_SESSION_ENV,
-      beforeExit: () => pollUntil(() => ended.test(debugLog.read()), 30_000),
+      beforeExit: async () => {
+        await waitFor(() => ended.test(debugLog.read()), 30_000, 'the failed dream to end (its debug log)');
+      },
       timeoutMs: 90_000,
     });
     fake.setHandler(null);

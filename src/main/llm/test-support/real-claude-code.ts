@@ -132,22 +132,19 @@ export function debugLogIn(folder: string): { args: string[]; read: () => string
   return { args: ['--debug-file', file], read: () => (existsSync(file) ? readFileSync(file, 'utf8') : '') };
 }
 
-/** Look every 50 ms until `done()` holds or `ms` have passed; the caller then asserts what it needs. */
-export async function pollUntil(done: () => boolean, ms: number): Promise<void> {
-  for (const deadline = Date.now() + ms; !done() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
 /** A multi-turn run (`--input-format stream-json`): how long to stay open after the last turn. */
 export interface ClaudeTurnsOptions extends ClaudeRunOptions {
   /**
    * Awaited after the last turn's result, before stdin is closed (the client exits then): work
    * the client starts in the background after a turn, such as its own dream, goes on meanwhile.
+   * If it throws, stdin is closed and the run rejects with its error.
    */
   beforeExit?: () => Promise<void>;
   /**
    * Awaited before each prompt after the first (`turn` is its 0-based index), once the previous
    * turn's result came out: background work that turn started, such as its memory extraction,
-   * can be let finish first, so that what one turn set off does not overlap the next.
+   * can be let finish first, so that what one turn set off does not overlap the next. If it
+   * throws, no further prompt is sent, stdin is closed and the run rejects with its error.
    */
   beforeTurn?: (turn: number) => Promise<void>;
 }
@@ -163,28 +160,38 @@ function isResultLine(line: string): boolean {
 /**
  * Run the real Claude Code offline for several turns of one session, as an application embedding
  * it does: `-p --input-format stream-json --output-format stream-json` with `args` after them,
- * each prompt sent only once the previous turn's result came out. Resolves when it exited.
+ * each prompt sent only once the previous turn's result came out. Resolves when it exited; rejects
+ * with the error of a `beforeTurn` or `beforeExit` that threw (once the client exited).
  */
-export function runClaudeCodeTurns(prompts: readonly string[], args: string[], options: ClaudeTurnsOptions): Promise<ClaudeRun> {
+export async function runClaudeCodeTurns(prompts: readonly string[], args: string[], options: ClaudeTurnsOptions): Promise<ClaudeRun> {
   const argv = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args];
-  return spawnClaudeCode(argv, options, (child) => {
+  let failed: { error: unknown } | null = null;
+  const run = await spawnClaudeCode(argv, options, (child) => {
     let pending = '';
     let sent = 0;
     const send = () => child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: prompts[sent++] } })}\n`);
-    const finish = () => void (options.beforeExit ?? (async () => undefined))().finally(() => child.stdin.end());
+    /** Runs a hook; if it throws, keeps the error and closes stdin, so the client exits and the run rejects. */
+    const hook = (work: () => Promise<void>, then: () => void) =>
+      void work().then(then, (error: unknown) => {
+        failed ??= { error };
+        child.stdin.end();
+      });
+    const finish = () => hook(options.beforeExit ?? (async () => undefined), () => child.stdin.end());
     child.stdout.on('data', (d: string) => {
       pending += d;
       let newline: number;
       while ((newline = pending.indexOf('\n')) >= 0) {
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
-        if (!isResultLine(line)) continue;
+        if (failed || !isResultLine(line)) continue;
         if (sent >= prompts.length) finish();
-        else if (options.beforeTurn) void options.beforeTurn(sent).finally(send);
+        else if (options.beforeTurn) hook(() => options.beforeTurn!(sent), send);
         else send();
       }
     });
     if (prompts.length === 0) finish();
     else send();
   });
+  if (failed) throw (failed as { error: unknown }).error;
+  return run;
 }
