@@ -187,7 +187,7 @@ describe.skipIf(smallDiskUnavailable !== null)(`extraction when the disk says no
           expect(await leftovers(h.fx.dataDir)).toEqual([]);
         });
 
-  it("the app's background extraction: a turn whose run the full disk stopped is extracted with the next turn, not skipped as one from before Memdir watched", async () => {
+  it("the app's background extraction: a turn only the watcher saw, whose note and run the full disk refused, is extracted with the next turn, not skipped as one from before Memdir watched", async () => {
     const data = dataOnSmallDisk();
     const service = new ExtractionService({
       home: () => h.fx.home,
@@ -199,13 +199,14 @@ describe.skipIf(smallDiskUnavailable !== null)(`extraction when the disk says no
     // The first turn Memdir sees of this session ends while the data disk is full.
     await h.writeTurns('we never mock the database');
     data.leaveFree(0);
-    service.trigger(h.fx.transcript(), { trigger: 'hook', closeTrailingTurn: 'never', newTurns: 1 });
+    await expect(service.turnEnded(h.fx.transcript(), { trigger: 'watcher', closeTrailingTurn: 'never' })).rejects.toThrow(/full/);
     await service.idle();
     expect(await cursorOf()).toBe('absent');
+    expect(await h.store().loadCarry()).toEqual({});
     data.free();
     // The next turn ends once there is room: both turns are read, the first is not taken as one before watching.
     await h.writeTurns('and we write SQL by hand');
-    service.trigger(h.fx.transcript(), { trigger: 'hook', closeTrailingTurn: 'never', newTurns: 1 });
+    await service.turnEnded(h.fx.transcript(), { trigger: 'watcher', closeTrailingTurn: 'never' });
     await service.idle();
     const outcomes = (await h.store().readLog()).flatMap((e) => (e.kind === 'turns' ? [e.outcome] : []));
     expect(outcomes.map((o) => o.reason)).not.toContain('before-watching');

@@ -5,10 +5,15 @@
  * end arriving during a run is folded into one follow-up run (with the strongest "close the
  * trailing turn" request of those that arrived), so bursts of events cost one extra run at most.
  *
- * The carry (ExtractionStore's `carry.json`): a turn end is noted on disk before its hook event
- * leaves the spool (`hold`), and the note is cleared when a run on its transcript succeeds. A run
- * a full disk stopped leaves it there; the next start takes it up (`resume`), so a turn is never
- * forgotten by a restart. Taking a note up twice extracts nothing twice: the cursor says what was read.
+ * The carry (ExtractionStore's `carry.json`) is the one record of the turns owed: a turn end is
+ * noted there before its hook event leaves the spool (`hold`), or — one only the transcript watcher
+ * saw, which nothing else on disk owes — before its run starts (`turnEnded`); the note is cleared
+ * when a run on its transcript succeeds. A run a crash, a quit or a full disk stopped leaves it
+ * there; the next start takes it up (`resume`), so a turn is never forgotten by a restart. (The
+ * cursor alone would not do: a transcript unchanged since is not reported again, and a session
+ * never read counts only its last turns as new.) Taking a note up twice extracts nothing twice:
+ * the cursor says what was read. A note the disk refused stands in this process until the disk
+ * takes one (ExtractionStore.changeCarry's `keepIfRefused`).
  */
 import type { ExtractionMode } from '../../shared/app-settings.js';
 import type { JobRunner } from '../jobs/index.js';
@@ -55,12 +60,6 @@ interface Running {
 /** Extraction jobs of the running app (see the module comment). */
 export class ExtractionService {
   private readonly running = new Map<string, Running>();
-  /**
-   * Turn ends whose run failed (a full disk, say) before extraction ever read their transcript:
-   * counted into the next run's `newTurns`, so those turns are read then — not skipped as ones
-   * that ended before Memdir watched.
-   */
-  private readonly unread = new Map<string, number>();
   private closed = false;
   private readonly store: ExtractionStore;
 
@@ -84,16 +83,36 @@ export class ExtractionService {
    * (see the module comment). Throws a sentence when the disk refuses: the event is then kept
    * in the spool, and read again.
    */
-  async hold(transcriptPath: string, request: Pick<ExtractRequest, 'closeTrailingTurn' | 'newTurns'>): Promise<void> {
+  hold(transcriptPath: string, request: Pick<ExtractRequest, 'closeTrailingTurn' | 'newTurns'>): Promise<void> {
+    return this.note(transcriptPath, request, false);
+  }
+
+  /**
+   * A turn ended that only the transcript watcher saw (no hook event owes it): noted as `hold`
+   * notes one, then extracted (`trigger`). `newTurns` 0: no new turn, only a stronger request to
+   * close the last one (the same turn's second report). When the disk refuses the note, this
+   * process still owes the turn, and the run starts all the same; rejects with the disk's sentence then.
+   */
+  async turnEnded(transcriptPath: string, request: ExtractRequest): Promise<void> {
+    let refused: unknown = null;
+    await this.note(transcriptPath, request, true).catch((error: unknown) => (refused = error));
+    this.trigger(transcriptPath, request);
+    if (refused) throw refused;
+  }
+
+  private async note(transcriptPath: string, request: Pick<ExtractRequest, 'closeTrailingTurn' | 'newTurns'>, keepIfRefused: boolean): Promise<void> {
     const target = this.transcriptOf(transcriptPath);
     if (!target) return;
-    await this.store.changeCarry((carried) => {
-      const before = carried[target.file];
-      carried[target.file] = {
-        newTurns: (before?.newTurns ?? 0) + (request.newTurns ?? 1),
-        closeTrailingTurn: stronger(request.closeTrailingTurn, before?.closeTrailingTurn ?? 'never'),
-      };
-    });
+    await this.store.changeCarry(
+      (carried) => {
+        const before = carried[target.file];
+        carried[target.file] = {
+          newTurns: Math.max(1, (before?.newTurns ?? 0) + (request.newTurns ?? 1)),
+          closeTrailingTurn: stronger(request.closeTrailingTurn, before?.closeTrailingTurn ?? 'never'),
+        };
+      },
+      { keepIfRefused },
+    );
   }
 
   /** At the app's start: extract the turns a run did not finish before the app last quit (see the module comment). */
@@ -117,8 +136,10 @@ export class ExtractionService {
   }
 
   /**
-   * A turn ended in this transcript: extract from it in the background. False (and nothing
-   * started) for a file that is not a session transcript of the current home, or Memdir's own.
+   * A turn ended in this transcript: extract from it in the background — what the carry owes for
+   * it, or `newTurns` if more. A caller that owes a turn notes it first (`hold`, `turnEnded`); one
+   * that does not (the watcher's report of a turn a hook owes) only asks for a run. False (and
+   * nothing started) for a file that is not a session transcript of the current home, or Memdir's own.
    */
   trigger(transcriptPath: string, request: ExtractRequest): boolean {
     if (this.closed) return false;
@@ -140,30 +161,33 @@ export class ExtractionService {
         entry.again = null;
         // What the carry holds already counts this turn end when it was held.
         const carried = (await this.store.loadCarry())[file];
-        const newTurns = Math.max(carried?.newTurns ?? 0, (next.newTurns ?? 1) + (this.unread.get(file) ?? 0));
+        const newTurns = Math.max(carried?.newTurns ?? 0, next.newTurns ?? 1);
         const closeTrailingTurn = stronger(next.closeTrailingTurn, carried?.closeTrailingTurn ?? 'never');
         const ran = await this.runJob(file, project, { ...next, closeTrailingTurn }, newTurns).then(
           () => true,
           () => false,
         );
-        if (ran) this.unread.delete(file);
-        else this.unread.set(file, newTurns);
         // The carry follows: cleared by a run that succeeded, kept by one that failed — but for the
         // turn ends held meanwhile (what it holds beyond what this run found at its start), which a
-        // later run reads. Best effort: a note left over only costs a run that finds nothing new.
+        // later run reads. A change the disk refuses stands in this process (the next run of this
+        // transcript counts those turns) and is written with the next one it takes; a note left
+        // over on disk only costs a run that finds nothing new.
         await this.store
-          .changeCarry((all) => {
-            const now = all[file];
-            const heldSince = Math.max(0, (now?.newTurns ?? 0) - (carried?.newTurns ?? 0));
-            if (ran) {
-              if (now && heldSince > 0) all[file] = { ...now, newTurns: heldSince };
-              else delete all[file];
-            } else
-              all[file] = {
-                newTurns: Math.max(now?.newTurns ?? 0, newTurns + heldSince),
-                closeTrailingTurn: stronger(closeTrailingTurn, now?.closeTrailingTurn ?? 'never'),
-              };
-          })
+          .changeCarry(
+            (all) => {
+              const now = all[file];
+              const heldSince = Math.max(0, (now?.newTurns ?? 0) - (carried?.newTurns ?? 0));
+              if (ran) {
+                if (now && heldSince > 0) all[file] = { ...now, newTurns: heldSince };
+                else delete all[file];
+              } else
+                all[file] = {
+                  newTurns: Math.max(now?.newTurns ?? 0, newTurns + heldSince),
+                  closeTrailingTurn: stronger(closeTrailingTurn, now?.closeTrailingTurn ?? 'never'),
+                };
+            },
+            { keepIfRefused: true },
+          )
           .catch(() => undefined);
         next = entry.again;
       }

@@ -7,8 +7,9 @@
  *   - `journal/<hash>.json` — per transcript, the decisions of a run not yet fully carried out
  *     (see extract-memories.ts): what makes a restart finish the work instead of redoing it.
  *   - `carry.json` — the app's turn ends not yet extracted, per transcript (how many, and how to
- *     treat a last turn): written before a hook event leaves the spool and cleared when a run
- *     succeeds, so a run a full disk stopped is taken up at the next start, not forgotten.
+ *     treat a last turn): written before a hook event leaves the spool, or before the run of a turn
+ *     end only the transcript watcher saw, and cleared when a run succeeds — so a run a crash, a
+ *     quit or a full disk stopped is taken up at the next start, not forgotten.
  */
 import { maskSecretsIn, maskedName } from '../secrets/index.js';
 import { createHash, randomBytes } from 'node:crypto';
@@ -100,6 +101,8 @@ export class ExtractionStore {
   readonly dir: string;
   private appending: Promise<void> = Promise.resolve();
   private carrying: Promise<unknown> = Promise.resolve();
+  /** The carry as this process has it while the disk refuses to write it (see `changeCarry`); null when the file says it all. */
+  private unsaved: Record<string, Carried> | null = null;
 
   constructor(dataDir: string) {
     this.dir = path.join(dataDir, 'extract');
@@ -233,8 +236,12 @@ export class ExtractionStore {
     return path.join(this.dir, CARRY_FILE);
   }
 
-  /** The turn ends carried, by transcript path (none when the file is missing or damaged). */
+  /**
+   * The turn ends carried, by transcript path: the file's (none when it is missing or damaged) —
+   * or, while the disk refuses a change made with `keepIfRefused`, the carry as that change left it.
+   */
   async loadCarry(): Promise<Record<string, Carried>> {
+    if (this.unsaved) return structuredClone(this.unsaved);
     try {
       const parsed = carrySchema.safeParse(JSON.parse(await fs.readFile(this.carryFile, 'utf8')));
       return parsed.success ? parsed.data.transcripts : {};
@@ -245,20 +252,30 @@ export class ExtractionStore {
 
   /**
    * Change the carry (one change at a time in this process), written whole or not at all; the
-   * file is removed when nothing is carried. Throws a sentence when the disk refuses.
+   * file is removed when nothing is carried. Throws a sentence when the disk refuses. With
+   * `keepIfRefused`, a refused change still stands in this process (what `loadCarry` gives) and is
+   * written with the next change the disk takes: for a turn end nothing else on disk owes (the
+   * transcript watcher's) and a run's own bookkeeping. Without it (a hook event's turn end, which
+   * the spool keeps until the note is written), a refused change is dropped.
    */
-  changeCarry(change: (carried: Record<string, Carried>) => void): Promise<void> {
+  changeCarry(change: (carried: Record<string, Carried>) => void, options: { keepIfRefused?: boolean } = {}): Promise<void> {
     const run = this.carrying.then(async () => {
       const carried = await this.loadCarry();
       const before = JSON.stringify(carried);
       change(carried);
-      if (JSON.stringify(carried) === before) return;
-      if (Object.keys(carried).length === 0) await fs.rm(this.carryFile, { force: true });
-      else
-        await writeDataFile(this.carryFile, `${JSON.stringify({ version: 1, transcripts: carried })}\n`, {
-          mode: 0o600,
-          what: 'which turns wait for extraction',
-        });
+      if (JSON.stringify(carried) === before && !this.unsaved) return;
+      try {
+        if (Object.keys(carried).length === 0) await fs.rm(this.carryFile, { force: true });
+        else
+          await writeDataFile(this.carryFile, `${JSON.stringify({ version: 1, transcripts: carried })}\n`, {
+            mode: 0o600,
+            what: 'which turns wait for extraction',
+          });
+        this.unsaved = null;
+      } catch (error) {
+        if (options.keepIfRefused) this.unsaved = carried;
+        throw error;
+      }
     });
     this.carrying = run.catch(() => undefined);
     return run;

@@ -71,6 +71,8 @@ export class AutoMemory {
   private drainAgain = false;
   /** The hook-problem line last written because turn ends could not be noted (not written again while the same). */
   private unheldSaid: string | null = null;
+  /** The line last written because a turn end only the watcher saw could not be noted (not written again while the same). */
+  private unnotedSaid: string | null = null;
   /** Why the hook channel is not listening, when it is not. */
   channelProblem: string | null = null;
 
@@ -261,13 +263,29 @@ export class AutoMemory {
       ignore: (file) => this.isOwn(file),
       onActivity: (file) => void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file)))),
       onQuiet: (file, stage) => {
-        if (stage === 'quiet') this.extraction.trigger(file, { trigger: 'watcher', closeTrailingTurn: 'never' });
-        // With hooks connected, Stop says when a turn ends; without them, a long silence does.
-        else if (!this.hooksConnected) this.extraction.trigger(file, { trigger: 'watcher', closeTrailingTurn: 'if-answered' });
+        // With hooks connected, Stop says when a turn ends (and the spool owes it); without them, a
+        // long silence does, and the watcher's report is all that owes the turn: noted before its run.
+        if (this.hooksConnected) {
+          if (stage === 'quiet') this.extraction.trigger(file, { trigger: 'watcher', closeTrailingTurn: 'never' });
+        } else
+          void this.extraction
+            .turnEnded(
+              file,
+              stage === 'quiet' ? { trigger: 'watcher', closeTrailingTurn: 'never' } : { trigger: 'watcher', closeTrailingTurn: 'if-answered', newTurns: 0 },
+            )
+            .catch((error: unknown) => this.sayUnnoted(error));
         void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file))));
       },
     });
     this.watcher = watcher;
+  }
+
+  /** A turn end the watcher saw could not be noted on disk: said once while the same. */
+  private async sayUnnoted(error: unknown): Promise<void> {
+    const said = `${(error as Error).message}; a turn that ended is extracted while the app runs, but forgotten if it quits before there is room`;
+    if (said === this.unnotedSaid) return;
+    this.unnotedSaid = said;
+    await logHookProblem(this.host.dataDir, 'app', said);
   }
 
   private async restartWatcher(): Promise<void> {

@@ -1,0 +1,95 @@
+/**
+ * A turn only the transcript watcher saw (no Memdir hooks in the home) is owed on disk before its
+ * run: an app killed between the turn's end and the run's end (a real SIGKILL of a real process)
+ * leaves a note, and the next start extracts the turn — though the transcript never changes again,
+ * and though the session was never read before (its last turn is the new one, not an older one).
+ */
+import fs from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bundleWorker, startWorker, type Worker } from '../../../bench/kill/harness.js';
+import { AppContext } from '../app/app-context.js';
+import { waitFor } from '../core/test-support/wait-for.js';
+import { ExtractionStore } from '../extract/extraction-store.js';
+import { type ExtractFixture, createExtractFixture, fakeProvider, operationsReply } from '../extract/test-support/extract-fixture.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
+import { updateAppSettings } from '../settings/app-settings.js';
+import { AutoMemory } from './auto-memory.js';
+
+let fx: ExtractFixture;
+let fake: FakeAnthropic;
+let worker: Worker | null = null;
+const open: { auto: AutoMemory; ctx: AppContext }[] = [];
+
+beforeEach(async () => {
+  fx = await createExtractFixture('memdir-watch-crash-');
+  fake = await startFakeAnthropic({ fallback: operationsReply() });
+  await updateAppSettings(fx.dataDir, { extraction: { mode: 'review', quietSeconds: 1, idleCloseSeconds: 3 } });
+});
+afterEach(async () => {
+  if (worker && worker.child.exitCode === null && worker.child.signalCode === null) {
+    worker.child.kill('SIGKILL');
+    await worker.exit;
+  }
+  worker = null;
+  for (const { auto, ctx } of open.splice(0)) {
+    await auto.close();
+    await ctx.close();
+  }
+  await fake.close();
+  await fx.cleanup();
+});
+
+const mentions = (text: string) => fake.messageRequests().filter((r) => JSON.stringify(r.body?.messages ?? '').includes(text));
+
+describe('a turn only the transcript watcher saw', () => {
+  it('is extracted at the next start when the app was killed during its run, though the transcript never changes again', async () => {
+    // A turn of this session ended before Memdir watched: never to be taken as new.
+    const t = fx.builder();
+    t.prompt('the deploy goes through staging').assistant('Understood.', { stopReason: 'end_turn' });
+    await fs.writeFile(fx.transcript(), t.take());
+    const past = new Date(Date.now() - 60_000);
+    await fs.utimes(fx.transcript(), past, past);
+
+    // The app runs without hooks; the model never answers the run it starts.
+    fake.setHandler(() => ({ kind: 'hang' }));
+    worker = await startWorker(await bundleWorker('src/main/hooks/test-support/watcher-app.ts'), [fx.home, fx.dataDir, fake.url]);
+    t.prompt('we never mock the database in integration tests').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.appendFile(fx.transcript(), t.take());
+    // The watcher saw the turn end and its run is under way: the app is killed there.
+    await waitFor(() => mentions('we never mock the database').length > 0);
+    worker.child.kill('SIGKILL');
+    const [, signal] = await worker.exit;
+    expect(signal).toBe('SIGKILL');
+
+    // The next start, with the transcript as the killed app left it.
+    fake.setHandler((request) =>
+      JSON.stringify(request.body?.messages ?? '').includes('we never mock the database')
+        ? operationsReply({
+            action: 'create',
+            file: 'feedback_real_db.md',
+            type: 'feedback',
+            name: 'Real database',
+            description: 'Integration tests use a real database',
+            body: 'Mocks hid a migration bug.\n',
+          })
+        : operationsReply(),
+    );
+    const before = fake.messageRequests().length;
+    const ctx = await AppContext.create({ homeFlag: fx.home, dataDir: fx.dataDir, env: {} });
+    const provider = await fakeProvider(fake, fx.dataDir);
+    const auto = new AutoMemory(ctx, { provider: async () => provider });
+    open.push({ auto, ctx });
+    await auto.start();
+    const store = new ExtractionStore(fx.dataDir);
+    const [proposal] = await waitFor(async () => {
+      const pending = await store.listProposals();
+      return pending.length > 0 ? pending : null;
+    });
+    await auto.extraction.idle();
+    expect(proposal).toMatchObject({ operation: { file: 'feedback_real_db.md' } });
+    // Only the turn that ended while Memdir watched was read; and it is owed no more.
+    const sent = fake.messageRequests().slice(before);
+    expect(sent.some((r) => JSON.stringify(r.body?.messages ?? '').includes('the deploy goes through staging'))).toBe(false);
+    expect(await store.loadCarry()).toEqual({});
+  });
+});
