@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedGitEnv } from '../memdir/run-git.js';
-import { AGENT_INDEX_NOT_READ_SENTENCE, agentTypeDirName, listAgentMemories, type AgentMemory } from './agent-memory.js';
+import { AGENT_INDEX_NOT_READ_SENTENCE, agentTypeDirName, historyCheckCache, listAgentMemories, type AgentMemory } from './agent-memory.js';
 import { loadedAgentIndexText } from './list-agents.js';
 
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
@@ -433,6 +433,30 @@ describe('listAgentMemories (R-AGENT)', () => {
       const warnings = await historyWarnings();
       expect(warnings).toEqual(expected);
       expect(JSON.stringify(warnings)).not.toContain(token);
+    });
+
+    it("keeps no secret's text in the app's memory between listings: what it keeps of each is its fingerprint, and it still tells a secret gone from one still held (session 44)", async () => {
+      git(repo, 'init', '-q');
+      await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));
+      const file = await memory('agent-memory', 'deployer/reference_ci.md', `Bot token: ${token}\n`);
+      const named = await memory('agent-memory', `deployer/notes/reference_${token}.md`, 'The token is the name.\n');
+      commit('agent memory');
+      await fs.writeFile(file, 'Bot token: in the vault.\n');
+      const renamed = path.join(path.dirname(named), 'reference_bot.md');
+      await fs.rename(named, renamed);
+      const maskedNamed = path.join(path.dirname(named), 'reference_ghp_************.md');
+      expect((await historyWarnings()).map((w) => w.file).sort()).toEqual([file, maskedNamed].sort());
+      const kept = JSON.stringify(await historyCheckCache());
+      expect(kept).toContain('GitHub token');
+      // Not the token, nor any 12 characters of it: more than its mask shows (ghp_).
+      for (let i = 0; i + 12 <= token.length; i++) expect(kept).not.toContain(token.slice(i, i + 12));
+      // Put back, among other text, and the old name back: held again, so no history warning (the same cache, no new commit).
+      await fs.writeFile(file, `Notes first.\nBot token: ${token}\n`);
+      await fs.rename(renamed, named);
+      expect(await historyWarnings()).toEqual([]);
+      // A token that only starts the same way is not the one that was committed.
+      await fs.writeFile(file, `Bot token: ${token.slice(0, -1)}X\n`);
+      expect((await historyWarnings()).map((w) => w.file)).toEqual([file]);
     });
 
     it('names each secret of a file by its line in the commit that added it, when older commits added them (review s42: lines out of step)', async () => {

@@ -21,6 +21,7 @@ import { AGENT_MEMORY_FOLDER, INDEX_FILE } from '../../shared/limits.js';
 import { describeYamlError, listSubfolders, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
 import { agentTypeDirName } from '../../shared/agent-type-name.js';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import type { SecretTrace, scanContent, textHolds, traceOf } from '../secrets/index.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';
@@ -342,9 +343,10 @@ async function committedSecretWarnings(launchDir: string, scopes: readonly Agent
   const inGit = await runGit(['rev-parse', '--is-inside-work-tree', '--verify', '-q', 'HEAD'], launchDir);
   const [inside, head = ''] = inGit.stdout.split('\n').map((line) => line.trim());
   if ((inGit.code !== 0 && inGit.code !== 1) || inside !== 'true') return [];
-  const { scanContent } = await import('../secrets/index.js');
+  const secrets = await import('../secrets/index.js');
+  const { scanContent } = secrets;
   const warnings: AgentMemoryWarning[] = [];
-  if (head !== '') for (const scope of scopes) warnings.push(...(await historySecretWarnings(launchDir, scope, head, scanContent)));
+  if (head !== '') for (const scope of scopes) warnings.push(...(await historySecretWarnings(launchDir, scope, head, secrets)));
   for (const scope of scopes) {
     // Names as git and Claude Code see them: relative to the launch directory (`.claude/agent-memory/reviewer/x.md`).
     const files = await markdownFiles(scope.memoryDir, { dotFiles: true });
@@ -387,11 +389,24 @@ function findingWords(f: Finding, line = f.line): string {
   return f.where === 'name' ? `${what} in its name` : `${what} at line ${line}`;
 }
 
-/** The secrets one commit added to one file of an agent memory folder: each finding, the text it matched, its line in that commit's file. */
+/**
+ * The secrets one commit added to one file of an agent memory folder: each finding, the trace of
+ * the text it matched (to tell whether the file still holds it; never the text: this is kept for
+ * the process), its line in that commit's file.
+ */
 interface AddedSecrets {
   commit: string;
+  /** Its path (relative to the launch directory), masked when its name holds a secret: then `nameTrace` finds it. */
   file: string;
-  found: { finding: Finding; secret: string; line: number }[];
+  nameTrace: SecretTrace | null;
+  found: { finding: Finding; trace: SecretTrace | null; line: number }[];
+}
+
+/** What the history check uses of the secrets capability (imported when first needed). */
+interface HistorySecrets {
+  scanContent: typeof scanContent;
+  textHolds: typeof textHolds;
+  traceOf: typeof traceOf;
 }
 
 /**
@@ -402,6 +417,11 @@ interface AddedSecrets {
  */
 const addedByFolder = new Map<string, { head: string; added: Promise<AddedSecrets[]> }>();
 
+/** What the history check keeps between listings, as it keeps it (tests: that no secret is among it). */
+export async function historyCheckCache(): Promise<unknown[]> {
+  return Promise.all([...addedByFolder.values()].map(async ({ head, added }) => ({ head, added: await added.catch(() => []) })));
+}
+
 /**
  * A secret that a commit of this agent memory folder added and that the file no longer holds (it
  * was edited out, the file renamed or deleted): git's history keeps it, and every clone and push
@@ -411,31 +431,43 @@ const addedByFolder = new Map<string, { head: string; added: Promise<AddedSecret
  * one scanner, a token in an old name too); a secret the file still holds is left to
  * `secret-in-committed-memory`. One warning a file, naming the newest commit that added one of its secrets.
  */
-async function historySecretWarnings(
-  launchDir: string,
-  scope: AgentMemoryScope,
-  head: string,
-  scanContent: (rel: string, data: string) => Promise<Finding[]>,
-): Promise<AgentMemoryWarning[]> {
+async function historySecretWarnings(launchDir: string, scope: AgentMemoryScope, head: string, secrets: HistorySecrets): Promise<AgentMemoryWarning[]> {
   const folder = path.relative(launchDir, scope.memoryDir).split(path.sep).join('/');
   const key = `${launchDir}\0${folder}`;
   let cached = addedByFolder.get(key);
   if (cached?.head !== head) {
-    cached = { head, added: secretsAddedInHistory(launchDir, folder, scanContent) };
+    cached = { head, added: secretsAddedInHistory(launchDir, folder, secrets) };
     addedByFolder.set(key, cached);
     // A failed read is not kept: the next listing tries again.
     cached.added.catch(() => addedByFolder.delete(key));
   }
   const byFile = new Map<string, { commit: string; findings: Finding[]; lines: number[] }>();
+  // The folder's files now (relative to the launch directory), listed once: where a name with a secret is found by its trace.
+  let listed: Promise<string[]> | null = null;
+  const present = (): Promise<string[]> =>
+    (listed ??= fs
+      .readdir(scope.memoryDir, { recursive: true })
+      .then((names) => names.map((n) => `${folder}/${n.split(path.sep).join('/')}`))
+      .catch(() => []));
+  const pathOf = async (change: AddedSecrets): Promise<string | null> => {
+    const trace = change.nameTrace;
+    if (!trace) return change.file;
+    for (const rel of await present()) if (rel.length === trace.length && (await secrets.textHolds(rel, trace))) return rel;
+    return null;
+  };
   // Each file as it is now, read once however many commits added a secret to it.
   const nowText = new Map<string, Promise<string | null>>();
   for (const change of await cached.added) {
-    let reading = nowText.get(change.file);
-    if (!reading) nowText.set(change.file, (reading = fs.readFile(path.join(launchDir, change.file), 'utf8').catch(() => null)));
+    const key = change.nameTrace ? `${change.file}\0${change.nameTrace.fingerprint}` : change.file;
+    let reading = nowText.get(key);
+    if (!reading)
+      nowText.set(key, (reading = pathOf(change).then((rel) => (rel === null ? null : fs.readFile(path.join(launchDir, rel), 'utf8').catch(() => null)))));
     const now = await reading;
-    const gone = change.found.filter(({ finding: f, secret }) => (f.where === 'name' ? now === null : !(now ?? '').includes(secret)));
+    const gone: typeof change.found = [];
+    for (const found of change.found)
+      if (now === null || (found.finding.where !== 'name' && !(found.trace && (await secrets.textHolds(now, found.trace))))) gone.push(found);
     if (gone.length === 0) continue;
-    const known = byFile.get(change.file);
+    const known = byFile.get(key);
     if (known) {
       for (const { finding: f, line } of gone) {
         if (known.findings.some((k) => k.fingerprint === f.fingerprint)) continue;
@@ -443,7 +475,7 @@ async function historySecretWarnings(
         known.findings.push(f);
         known.lines.push(line);
       }
-    } else byFile.set(change.file, { commit: change.commit, findings: gone.map((g) => g.finding), lines: gone.map((g) => g.line) });
+    } else byFile.set(key, { commit: change.commit, findings: gone.map((g) => g.finding), lines: gone.map((g) => g.line) });
   }
   return [...byFile.values()].map(({ commit: newest, findings, lines }) => {
     const shown = findings[0]!.file;
@@ -458,11 +490,7 @@ async function historySecretWarnings(
 }
 
 /** The secrets each commit of `folder` (newest first, MAX_HISTORY_COMMITS) added, scanned per added stretch of lines. */
-async function secretsAddedInHistory(
-  launchDir: string,
-  folder: string,
-  scanContent: (rel: string, data: string) => Promise<Finding[]>,
-): Promise<AddedSecrets[]> {
+async function secretsAddedInHistory(launchDir: string, folder: string, secrets: HistorySecrets): Promise<AddedSecrets[]> {
   const log = await runGit(
     [
       '-c',
@@ -511,12 +539,20 @@ async function secretsAddedInHistory(
   for (const change of added) {
     if (change.lines.length === 0) continue;
     const text = change.lines.join('\n');
-    const findings = (await scanContent(change.file, text)).filter((f) => f.rule !== SCANNER_ERROR_RULE);
+    const findings = (await secrets.scanContent(change.file, text)).filter((f) => f.rule !== SCANNER_ERROR_RULE);
     if (findings.length === 0) continue;
+    const inName = findings.some((f) => f.where === 'name');
     found.push({
       commit: change.commit,
-      file: change.file,
-      found: findings.map((f) => ({ finding: f, secret: text.slice(f.range[0], f.range[1]), line: change.from[f.line - 1] ?? f.line })),
+      file: inName ? findings[0]!.file : change.file,
+      nameTrace: inName ? await secrets.traceOf(change.file) : null,
+      found: await Promise.all(
+        findings.map(async (f) => ({
+          finding: f,
+          trace: f.where === 'name' ? null : await secrets.traceOf(text.slice(f.range[0], f.range[1])),
+          line: change.from[f.line - 1] ?? f.line,
+        })),
+      ),
     });
   }
   return found;

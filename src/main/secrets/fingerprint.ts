@@ -20,6 +20,7 @@ import path from 'node:path';
 import { processDataDir } from '../core/data-dir.js';
 import { errCode } from '../core/fs-errors.js';
 import { writeDataFile } from '../core/safe-fs.js';
+import { shownHead } from './heuristics.js';
 
 /** Where the key lives in a data dir. */
 export const FINGERPRINT_KEY_FILE = path.join('secrets', 'fingerprint.key');
@@ -66,11 +67,8 @@ function plainFingerprint(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex').slice(0, 16);
 }
 
-/**
- * The fingerprinting function of this install (the key of the process's data dir, read or made
- * once). Rejects when the key can neither be read nor made: the scanner then fails closed.
- */
-export async function fingerprinter(): Promise<(secret: string) => string> {
+/** The key of the process's data dir, read or made once. */
+function processKey(): Promise<Buffer> {
   const dataDir = processDataDir();
   let key = keys.get(dataDir);
   if (!key) {
@@ -78,9 +76,19 @@ export async function fingerprinter(): Promise<(secret: string) => string> {
     keys.set(dataDir, key);
     key.catch(() => keys.delete(dataDir));
   }
-  const bytes = await key;
+  return key;
+}
+
+const keyed = (key: Buffer, secret: string): string => createHmac('sha256', key).update(secret, 'utf8').digest('hex').slice(0, 16);
+
+/**
+ * The fingerprinting function of this install (the key of the process's data dir, read or made
+ * once). Rejects when the key can neither be read nor made: the scanner then fails closed.
+ */
+export async function fingerprinter(): Promise<(secret: string) => string> {
+  const bytes = await processKey();
   return (secret) => {
-    const fingerprint = createHmac('sha256', bytes).update(secret, 'utf8').digest('hex').slice(0, 16);
+    const fingerprint = keyed(bytes, secret);
     if (!plainOf.has(fingerprint)) {
       if (plainOf.size >= MAX_PLAIN) plainOf.clear();
       plainOf.set(fingerprint, plainFingerprint(secret));
@@ -102,5 +110,34 @@ export function fingerprintMatches(recorded: string, fingerprint: string): boole
 /** Whether any of `recorded` names the secret of `fingerprint` (see {@link fingerprintMatches}). */
 export function fingerprintIn(recorded: Iterable<string>, fingerprint: string): boolean {
   for (const r of recorded) if (fingerprintMatches(r, fingerprint)) return true;
+  return false;
+}
+
+/**
+ * What recognises a secret again in a text without keeping it: its fingerprint, its length, and
+ * the leading characters its mask shows anyway (to look only where it could start).
+ */
+export interface SecretTrace {
+  fingerprint: string;
+  length: number;
+  head: string;
+}
+
+/** The trace of `secret` (its fingerprint empty when the key can neither be read nor made). */
+export async function traceOf(secret: string): Promise<SecretTrace> {
+  const key = await processKey().catch(() => null);
+  return { fingerprint: key ? keyed(key, secret) : '', length: secret.length, head: shownHead(secret) };
+}
+
+/**
+ * Whether `text` holds the secret `trace` was made of: a stretch of its length, starting as it
+ * does, with its fingerprint. False when that cannot be told (a finding with no fingerprint, no key).
+ */
+export async function textHolds(text: string, trace: SecretTrace): Promise<boolean> {
+  if (trace.fingerprint === '' || trace.head === '') return false;
+  const key = await processKey().catch(() => null);
+  if (!key) return false;
+  for (let at = text.indexOf(trace.head); at >= 0 && at + trace.length <= text.length; at = text.indexOf(trace.head, at + 1))
+    if (keyed(key, text.slice(at, at + trace.length)) === trace.fingerprint) return true;
   return false;
 }

@@ -221,9 +221,14 @@ export function looksLikeReference(value: string): boolean {
   );
 }
 
+/** The leading characters of a secret its mask shows: all that a masked secret tells of it. */
+export function shownHead(secret: string): string {
+  const chars = [...secret];
+  return chars.slice(0, chars.length >= 16 ? 4 : chars.length >= 8 ? 2 : 1).join('');
+}
+
 /** Keep a few leading characters, mask the rest: enough to recognise, not to use. */
 export function maskSecret(secret: string): string {
-  const chars = [...secret];
-  const keep = chars.length >= 16 ? 4 : chars.length >= 8 ? 2 : 1;
-  return `${chars.slice(0, keep).join('')}${'*'.repeat(Math.min(12, Math.max(4, chars.length - keep)))}`;
+  const head = shownHead(secret);
+  return `${head}${'*'.repeat(Math.min(12, Math.max(4, [...secret].length - [...head].length)))}`;
 }

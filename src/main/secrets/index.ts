@@ -15,5 +15,5 @@ export {
   type ScanReport,
   scanText,
 } from './scanner.js';
-export { fingerprintIn, fingerprintMatches } from './fingerprint.js';
+export { fingerprintIn, fingerprintMatches, type SecretTrace, textHolds, traceOf } from './fingerprint.js';
 export { type GuardedSave, refuseNewSecrets, SecretFoundError } from './save-guard.js';
