@@ -214,6 +214,31 @@ describe.skipIf(smallDiskUnavailable !== null)(`extraction when the disk says no
     expect(h.fake.messageRequests().some((r) => JSON.stringify(r.body).includes('we never mock the database'))).toBe(true);
   });
 
+  it('a turn the watcher reports twice (quiet, then idle) is owed once: after a run the full disk stopped, an older turn of a session never read is not taken as new', async () => {
+    const data = dataOnSmallDisk();
+    const service = new ExtractionService({
+      home: () => h.fx.home,
+      dataDir: h.fx.dataDir,
+      env: {},
+      jobs: new JobRunner(new EventBus()),
+      provider: () => fakeProvider(h.fake, h.fx.dataDir),
+    });
+    await h.writeTurns('the deploy goes through staging');
+    await h.writeTurns('we never mock the database');
+    // Quiet: the last turn is owed; its run fails on the full disk.
+    data.leaveFree(0);
+    await service.turnEnded(h.fx.transcript(), { trigger: 'watcher', closeTrailingTurn: 'never' }).catch(() => undefined);
+    await service.idle();
+    data.free();
+    // Idle, no change since: the same turn again, with a stronger request to close it.
+    await service.turnEnded(h.fx.transcript(), { trigger: 'watcher', closeTrailingTurn: 'if-answered', newTurns: 0 });
+    await service.idle();
+    const sent = JSON.stringify(h.fake.messageRequests().map((r) => r.body));
+    expect(sent).toContain('we never mock the database');
+    expect(sent).not.toContain('the deploy goes through staging');
+    expect(await h.store().loadCarry()).toEqual({});
+  });
+
   it('a turn held while a run reads more turns than the carry held is still carried when the app quits before the follow-up run', async () => {
     const data = dataOnSmallDisk();
     const service = (): ExtractionService =>

@@ -39,16 +39,40 @@ afterEach(async () => {
   await fx.cleanup();
 });
 
+const dbMemory = {
+  action: 'create',
+  file: 'feedback_real_db.md',
+  type: 'feedback',
+  name: 'Real database',
+  description: 'Integration tests use a real database',
+  body: 'Mocks hid a migration bug.\n',
+};
+
+async function startApp(): Promise<{ auto: AutoMemory; ctx: AppContext }> {
+  const ctx = await AppContext.create({ homeFlag: fx.home, dataDir: fx.dataDir, env: {} });
+  const provider = await fakeProvider(fake, fx.dataDir);
+  const auto = new AutoMemory(ctx, { provider: async () => provider });
+  open.push({ auto, ctx });
+  await auto.start();
+  return { auto, ctx };
+}
+
+/** A session whose first turn ended before Memdir watched (its transcript's time in the past). */
+async function sessionFromBefore(): Promise<ReturnType<ExtractFixture['builder']>> {
+  const t = fx.builder();
+  t.prompt('the deploy goes through staging').assistant('Understood.', { stopReason: 'end_turn' });
+  await fs.writeFile(fx.transcript(), t.take());
+  const past = new Date(Date.now() - 60_000);
+  await fs.utimes(fx.transcript(), past, past);
+  return t;
+}
+
 const mentions = (text: string) => fake.messageRequests().filter((r) => JSON.stringify(r.body?.messages ?? '').includes(text));
 
 describe('a turn only the transcript watcher saw', () => {
   it('is extracted at the next start when the app was killed during its run, though the transcript never changes again', async () => {
     // A turn of this session ended before Memdir watched: never to be taken as new.
-    const t = fx.builder();
-    t.prompt('the deploy goes through staging').assistant('Understood.', { stopReason: 'end_turn' });
-    await fs.writeFile(fx.transcript(), t.take());
-    const past = new Date(Date.now() - 60_000);
-    await fs.utimes(fx.transcript(), past, past);
+    const t = await sessionFromBefore();
 
     // The app runs without hooks; the model never answers the run it starts.
     fake.setHandler(() => ({ kind: 'hang' }));
@@ -63,23 +87,10 @@ describe('a turn only the transcript watcher saw', () => {
 
     // The next start, with the transcript as the killed app left it.
     fake.setHandler((request) =>
-      JSON.stringify(request.body?.messages ?? '').includes('we never mock the database')
-        ? operationsReply({
-            action: 'create',
-            file: 'feedback_real_db.md',
-            type: 'feedback',
-            name: 'Real database',
-            description: 'Integration tests use a real database',
-            body: 'Mocks hid a migration bug.\n',
-          })
-        : operationsReply(),
+      JSON.stringify(request.body?.messages ?? '').includes('we never mock the database') ? operationsReply(dbMemory) : operationsReply(),
     );
     const before = fake.messageRequests().length;
-    const ctx = await AppContext.create({ homeFlag: fx.home, dataDir: fx.dataDir, env: {} });
-    const provider = await fakeProvider(fake, fx.dataDir);
-    const auto = new AutoMemory(ctx, { provider: async () => provider });
-    open.push({ auto, ctx });
-    await auto.start();
+    const { auto } = await startApp();
     const store = new ExtractionStore(fx.dataDir);
     const [proposal] = await waitFor(async () => {
       const pending = await store.listProposals();
