@@ -413,7 +413,8 @@ interface HistorySecrets {
  * What `git log -p` of each agent memory folder gave, by launch directory and folder, for the HEAD
  * commit it was read at: a listing with no new commit reads no history again (the Agents view
  * lists on every look). Held for the process (the scanner's rules are the code's, so they cannot
- * change under it); a new commit reads it again.
+ * change under it); a new commit reads it again. It holds no secret's text: each secret (and a file
+ * name that holds one) is kept as its trace — keyed fingerprint, length, the head its mask shows.
  */
 const addedByFolder = new Map<string, { head: string; added: Promise<AddedSecrets[]> }>();
 
@@ -458,16 +459,16 @@ async function historySecretWarnings(launchDir: string, scope: AgentMemoryScope,
   // Each file as it is now, read once however many commits added a secret to it.
   const nowText = new Map<string, Promise<string | null>>();
   for (const change of await cached.added) {
-    const key = change.nameTrace ? `${change.file}\0${change.nameTrace.fingerprint}` : change.file;
-    let reading = nowText.get(key);
+    const fileKey = change.nameTrace ? `${change.file}\0${change.nameTrace.fingerprint}` : change.file;
+    let reading = nowText.get(fileKey);
     if (!reading)
-      nowText.set(key, (reading = pathOf(change).then((rel) => (rel === null ? null : fs.readFile(path.join(launchDir, rel), 'utf8').catch(() => null)))));
+      nowText.set(fileKey, (reading = pathOf(change).then((rel) => (rel === null ? null : fs.readFile(path.join(launchDir, rel), 'utf8').catch(() => null)))));
     const now = await reading;
     const gone: typeof change.found = [];
     for (const found of change.found)
       if (now === null || (found.finding.where !== 'name' && !(found.trace && (await secrets.textHolds(now, found.trace))))) gone.push(found);
     if (gone.length === 0) continue;
-    const known = byFile.get(key);
+    const known = byFile.get(fileKey);
     if (known) {
       for (const { finding: f, line } of gone) {
         if (known.findings.some((k) => k.fingerprint === f.fingerprint)) continue;
@@ -475,7 +476,7 @@ async function historySecretWarnings(launchDir: string, scope: AgentMemoryScope,
         known.findings.push(f);
         known.lines.push(line);
       }
-    } else byFile.set(key, { commit: change.commit, findings: gone.map((g) => g.finding), lines: gone.map((g) => g.line) });
+    } else byFile.set(fileKey, { commit: change.commit, findings: gone.map((g) => g.finding), lines: gone.map((g) => g.line) });
   }
   return [...byFile.values()].map(({ commit: newest, findings, lines }) => {
     const shown = findings[0]!.file;
