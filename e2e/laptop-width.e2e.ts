@@ -12,8 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtractionStore } from '../src/main/extract/index.js';
 import { scanText } from '../src/main/secrets/index.js';
+import { SessionMemory } from '../src/main/session/index.js';
 import { AlertCenter } from '../src/main/team/index.js';
+import { sanitizeDirName } from '../src/shared/sanitize.js';
+import { TranscriptBuilder } from '../src/main/transcripts/test-support/transcript-builder.js';
 import { type ServerProcess, startServerProcess } from '../src/server/test-support/server-process.js';
 import { axeFindings } from './support/axe.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
@@ -36,6 +40,11 @@ const CJK_NAME = '结账服务部署到共享预发布集群的完整流程与�
 const URL = 'https://wiki.example.com/engineering/platform/payments/checkout-service/deploys/staging-cluster-rollback-plan-2026';
 const GONE_FILE = 'reference_the_old_staging_cluster_dashboard_which_no_longer_exists_anywhere.md';
 const TEAM_FILE = 'project_deploys_to_the_shared_staging_cluster_of_the_checkout_service_and_its_rollback_plan.md';
+// s44: the rows of Live sessions, the extraction log, Review and a dream's files changed, in the same words.
+const CJK_CWD = '/work/结账服务部署到共享预发布集群/checkout-service-deploys-to-the-shared-staging-cluster-and-its-rollback-plan';
+const SESSION = '7f3c9a2e-5b1d-4e8f-9a6c-2d4b8e1f0a37';
+const SESSION_TWO = 'c41d07b9-2e6a-4f3b-8d15-9b0e7a6c3f28';
+const TWIN = (n: number) => `project_staging_cluster_rollback_plan_for_the_checkout_service_copy_${n}.md`;
 
 /** Each element of `selector` that ends past the visible edge of the page's scroll box, or is cut, and whether the page scrolls sideways. */
 async function outside(page: Page, selector: string): Promise<string[]> {
@@ -79,9 +88,30 @@ async function sideways(page: Page): Promise<string[]> {
   });
 }
 
+/** Review with its pending proposal shown and its extraction log opened. */
+async function openLog(p: Page): Promise<void> {
+  await p.getByRole('heading', { name: /Review/, level: 1 }).waitFor({ timeout: 20_000 });
+  await p.getByText(CJK_NAME).first().waitFor({ timeout: 20_000 });
+  await p.getByRole('button', { name: /Extraction log/ }).click();
+  await p.getByRole('table', { name: 'Extraction log' }).getByRole('row').nth(2).waitFor();
+}
+
+/** The Team tab with its movable memories opened. */
+async function openMovable(p: Page): Promise<void> {
+  await p.getByRole('button', { name: /Move memories between private and team/ }).click({ timeout: 20_000 });
+  await p.getByRole('table', { name: 'Movable memories' }).getByRole('row').nth(1).waitFor();
+}
+
+/** The Dream tab with its dream's files changed. */
+async function openDream(p: Page): Promise<void> {
+  await p.getByRole('list', { name: 'Dreams' }).getByRole('button').first().click({ timeout: 20_000 });
+  await p.getByRole('table', { name: 'Files changed' }).getByRole('row').nth(1).waitFor({ timeout: 20_000 });
+}
+
 describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
   let root: string;
   let home: string;
+  let data: string;
   let server: ServerProcess;
   let host: Host;
   let browser: Browser;
@@ -92,7 +122,7 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
   beforeAll(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-laptop-')));
     home = path.join(root, 'home');
-    const data = path.join(root, 'data');
+    data = path.join(root, 'data');
     for (const dir of [LONG, LONGER, SHORT]) {
       const memory = memoryOf(dir);
       await fs.mkdir(path.join(memory, 'team'), { recursive: true });
@@ -180,6 +210,96 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
       file: `team/${TEAM_FILE}`,
       findings: await scanText(secretText, { file: `team/${TEAM_FILE}`, name: `team/${TEAM_FILE}` }),
     });
+    // The third one dreams (offline rules, before the app starts): two copies of one memory under long names are
+    // merged and a pointer to a file that is gone is dropped (Dream's "Files changed").
+    for (const n of [1, 2]) await fs.writeFile(path.join(memoryOf(SHORT), TWIN(n)), topic(CJK_NAME, 'project', `参见 ${URL}`));
+    await fs.appendFile(
+      path.join(memoryOf(SHORT), 'MEMORY.md'),
+      `${[1, 2].map((n) => `- [${CJK_NAME}](${TWIN(n)}) — ${URL}\n`).join('')}- [旧的预发布集群仪表板](${GONE_FILE}) — ${URL}\n`,
+    );
+    await run(process.execPath, [MEMDIR, 'dream', '--project', SHORT, '--home', home, '--offline', '--force', '--allow-deletes', '--json'], {
+      env: { ...process.env, MEMDIR_DATA_DIR: data },
+    });
+    // A live session started in a folder with a long Chinese name (Live sessions' row; a fourth project, its
+    // folder named by Claude Code's rule), seen an hour ago: the app follows it without taking its turns for new ones.
+    const transcriptOf = (id: string) => path.join(home, 'projects', sanitizeDirName(CJK_CWD), `${id}.jsonl`);
+    const transcript = transcriptOf(SESSION);
+    await fs.mkdir(path.dirname(transcript), { recursive: true });
+    // Two of them: the second is chosen from the keyboard.
+    for (const id of [SESSION, SESSION_TWO]) {
+      await fs.writeFile(
+        transcriptOf(id),
+        new TranscriptBuilder({ sessionId: id, cwd: CJK_CWD }).prompt(`部署前先看 ${URL}`).assistant('好的。', { stopReason: 'end_turn' }).take(),
+      );
+      const anHourAgo = Date.now() / 1000 - 3600;
+      await fs.utimes(transcriptOf(id), anHourAgo, anHourAgo);
+      await new SessionMemory({ home, dataDir: data }).observe(transcriptOf(id));
+    }
+    // The extraction log and the review queue with rows: a turn whose operation was refused, a decision, a proposal.
+    const store = new ExtractionStore(data);
+    const operation = {
+      action: 'create' as const,
+      file: CJK_FILE,
+      scope: 'private' as const,
+      type: 'project' as const,
+      name: CJK_NAME,
+      description: `每次部署前先在预发布集群验证 ${URL}`,
+      body: `参见 ${URL}/${'a'.repeat(60)}`,
+      hook: null,
+      reason: `The user said so (${URL})`,
+    };
+    await store.appendLog([
+      {
+        kind: 'turns',
+        id: 'log-1',
+        time: new Date().toISOString(),
+        project: LONGER,
+        transcriptPath: transcript,
+        trigger: 'watcher',
+        mode: 'review',
+        outcome: {
+          sessionId: SESSION,
+          firstUuid: null,
+          lastUuid: null,
+          turns: 1,
+          skipped: false,
+          reason: null,
+          message: `Checked against ${URL}`,
+          method: 'model',
+          operations: [{ operation, disposition: 'refused', reason: `${memoryOf(LONGER)}/${CJK_FILE} already says it`, warnings: [], proposalId: null }],
+          model: null,
+        },
+      },
+      {
+        kind: 'decision',
+        id: 'log-2',
+        time: new Date().toISOString(),
+        project: LONGER,
+        proposalId: 'prop-s44-0a1a',
+        decision: 'rejected',
+        file: CJK_FILE,
+        rev: null,
+        reason: URL,
+      },
+    ]);
+    await store.saveProposal({
+      id: 'prop-s44-0a1b',
+      kind: 'proposal',
+      status: 'pending',
+      createdAt: new Date().toISOString(),
+      decidedAt: null,
+      project: LONGER,
+      memoryDir: memoryOf(LONGER),
+      sessionId: SESSION,
+      transcriptPath: transcript,
+      turnUuid: null,
+      operation: { ...operation, file: `project_${'结账服务回滚计划'.repeat(3)}.md` },
+      evidence: `部署前先看 ${URL}`,
+      warnings: [],
+      edited: false,
+      result: null,
+      rejectReason: null,
+    });
     host = await startHost(['--home', home, '--port', '0', '--data-dir', data]);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1024, height: 700 } });
@@ -266,7 +386,8 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
         await table.scrollIntoViewIfNeeded();
         await zoomed.screenshot({ path: artifact(`zoom-projects-table-${width}.png`) });
         expect(await table.getByRole('columnheader').count()).toBe(7);
-        expect(await table.getByRole('row').count()).toBe(4);
+        // Four projects (the three and the live session's) and the header row.
+        expect(await table.getByRole('row').count()).toBe(5);
         for (const dir of [LONG, LONGER, SHORT]) {
           const row = table.getByRole('row').filter({ has: zoomed.getByRole('button', { name: dir, exact: true }) });
           expect(await row.getByRole('cell').count(), dir).toBe(7);
@@ -282,8 +403,8 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
         const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { role?: { value?: string } }[] };
         const roles = nodes.map((n) => n.role?.value);
         expect(roles.filter((r) => r === 'columnheader').length).toBe(7);
-        expect(roles.filter((r) => r === 'row').length).toBe(4);
-        expect(roles.filter((r) => r === 'cell' || r === 'gridcell').length).toBe(21);
+        expect(roles.filter((r) => r === 'row').length).toBe(5);
+        expect(roles.filter((r) => r === 'cell' || r === 'gridcell').length).toBe(28);
       } finally {
         await zoomed.close();
       }
@@ -293,7 +414,9 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
 
   // s42 stopped at the dashboard, a project, History and Alerts; the other views at WCAG 1.4.10's 320 px, with long
   // Chinese names, URLs and long descriptions: nothing past the right edge, every control in reach, axe clean light and dark.
-  it('at 320 px: Index, Health, Recall, Dream, Team (a conflict, a secret alert), Settings, Agents and Review do not scroll sideways; axe finds nothing', async () => {
+  // s44: Review with a proposal and its extraction log open, Live sessions with a session, Team's movable memories
+  // and a dream's files changed, each with real rows (s43 saw the first two empty only).
+  it("at 320 px: Index, Health, Recall, Dream (a dream's files changed), Team (a conflict, a secret alert, the movable memories), Settings, Agents, Review (a proposal, the extraction log) and Live sessions do not scroll sideways; axe finds nothing", async () => {
     const heading = (name: string | RegExp) => (p: Page) => p.getByRole('heading', { name, level: 1 }).first().waitFor({ timeout: 20_000 });
     const views: [string, string, (p: Page) => Promise<unknown>][] = [
       ['index', `#/p/${LONGER}/index`, (p) => p.getByRole('list', { name: 'MEMORY.md lines' }).getByText(CJK_NAME).first().waitFor({ timeout: 20_000 })],
@@ -304,7 +427,10 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
       ['team-secret', `#/p/${LONG}/team`, (p) => p.getByText('Files holding a secret are never uploaded').waitFor({ timeout: 30_000 })],
       ['settings', '#/settings', heading(/Settings/)],
       ['agents', '#/agents', (p) => p.getByText('checkout-service-deploy-reviewer').first().waitFor({ timeout: 20_000 })],
-      ['review', '#/review', heading(/Review/)],
+      ['review', '#/review', openLog],
+      ['sessions', '#/sessions', (p) => p.getByRole('table', { name: 'Sessions' }).getByText(CJK_CWD).first().waitFor({ timeout: 20_000 })],
+      ['team-move', `#/p/${LONGER}/team`, openMovable],
+      ['dream-files', `#/p/${SHORT}/dream`, openDream],
     ];
     // A team file of the first one holds a secret: its Team tab says it waits (a real scan by the sync).
     const secret = ['ghp_', 'Qz7Wm2Lk', 'Xc4Vb8Nr', 'Ty1Hp5Sd', 'Gf3Ja6Ke', 'u9Mo'].join('');
@@ -352,21 +478,29 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
   // Dream's gates). Every data table of four columns or more is a card per row there, as the dashboard's Projects
   // (one shared rule, `.grid.cards`): no header or cell breaks inside a word of 12 letters or fewer, and each row
   // stays a row of cells under column headers in Chromium's own accessibility tree.
-  it("at 320 px the tables of four columns or more (Dream gates, Agents, an alert's findings) break no short word and stay tables to a screen reader", async () => {
-    const tables: [string, string, string][] = [
+  // s44: Team's movable memories and a dream's files changed (four columns, no header row: words broke letter by
+  // letter) are cards too, and each card's labels are its table's headers (s43 wrote them by hand, free to drift).
+  it("at 320 px the tables of four columns or more (the dashboard's Projects, Dream gates and files changed, Agents, an alert's findings, Team's movable memories, Live sessions, the extraction log) break no short word, label each card with its headers and stay tables to a screen reader", async () => {
+    const tables: [string, string, string, ((p: Page) => Promise<void>)?][] = [
+      ['projects', '', 'Projects'],
       ['dream gates', `#/p/${LONGER}/dream`, 'Gates'],
+      ['dream files changed', `#/p/${SHORT}/dream`, 'Files changed', openDream],
       ['agents', '#/agents', 'Agent memory'],
       ['alert findings', '#/alerts', `Findings in team/${TEAM_FILE}`],
+      ['team movable', `#/p/${LONGER}/team`, 'Movable memories', openMovable],
+      ['live sessions', '#/sessions', 'Sessions'],
+      ['extraction log', '#/review', 'Extraction log', openLog],
     ];
     const zoomed = await browser.newPage({ viewport: { width: 320, height: 480 }, deviceScaleFactor: 2 });
     zoomed.on('pageerror', (e) => errors.push(e.message));
     try {
-      for (const [name, hash, label] of tables) {
+      for (const [name, hash, label, open] of tables) {
         await zoomed.goto(`${host.url}${hash}`);
+        await open?.(zoomed);
         const table = zoomed.getByRole('table', { name: label });
         await table.getByRole('row').nth(1).waitFor({ timeout: 20_000 });
         await table.scrollIntoViewIfNeeded();
-        await zoomed.screenshot({ path: artifact(`zoom-table-${name.replace(' ', '-')}-320.png`), fullPage: true });
+        await zoomed.screenshot({ path: artifact(`zoom-table-${name.replaceAll(' ', '-')}-320.png`), fullPage: true });
         // A word on several lines shows as client rects on several lines.
         const broken = await table.evaluate((el) => {
           const out: string[] = [];
@@ -387,6 +521,24 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
         });
         expect.soft(broken, `${name} at 320 px`).toEqual([]);
         expect.soft(await sideways(zoomed), `${name} at 320 px`).toEqual([]);
+        // Each card's labels are its table's column headers, cell by cell (a sort button's arrow aside); a card with no
+        // label at all would be a table left out of the shared layout.
+        const labels = await table.evaluate((el) => {
+          const headers = [...el.querySelectorAll('thead th')].map((th) => (th.textContent ?? '').replace(/ [↑↓]$/, '').trim());
+          const out: string[] = [];
+          if (!el.matches('.grid.cards')) out.push('not drawn as cards');
+          for (const tr of el.querySelectorAll('tbody tr')) {
+            const cells = [...tr.querySelectorAll(':scope > td')];
+            if (cells.length !== headers.length) out.push(`a row of ${cells.length} cells under ${headers.length} headers`);
+            cells.forEach((td, i) => {
+              const label = td.getAttribute('data-label');
+              if (label !== null && label !== headers[i]) out.push(`"${label}" over a cell under "${headers[i]}"`);
+            });
+            if (!cells.some((td) => td.hasAttribute('data-label'))) out.push('a card without labels');
+          }
+          return out;
+        });
+        expect.soft(labels, `${name}: card labels against the headers`).toEqual([]);
         // As many rows, cells and column headers in the accessibility tree as the table has in its markup.
         const dom = await table.evaluate((el) => ({
           columnheader: el.querySelectorAll('th').length,
@@ -441,6 +593,57 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
       await expect.poll(() => main.evaluate((m) => m.scrollTop)).toBeGreaterThan(0);
     } finally {
       await short.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  // s44: a session was chosen by a click on its row only: from the keyboard the first one's note was all there was.
+  it('at 320 px each live session is chosen from the keyboard', async () => {
+    const zoomed = await browser.newPage({ viewport: { width: 320, height: 480 }, deviceScaleFactor: 2 });
+    zoomed.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await zoomed.goto(`${host.url}#/sessions`);
+      const table = zoomed.getByRole('table', { name: 'Sessions' });
+      await table.getByRole('row').nth(2).waitFor({ timeout: 20_000 });
+      await zoomed.getByRole('button', { name: 'Menu' }).focus();
+      const other = SESSION_TWO.slice(0, 8);
+      let reached = false;
+      for (let i = 0; i < 30 && !reached; i++) {
+        await zoomed.keyboard.press('Tab');
+        // A control of its own (main, a Tab stop while it scrolls, holds every session's text too).
+        reached = (await zoomed.evaluate(`document.activeElement.tagName === 'BUTTON' && document.activeElement.textContent.includes('${other}')`)) as boolean;
+      }
+      expect(reached, `Tab reaches the session ${other}`).toBe(true);
+      await zoomed.keyboard.press('Enter');
+      await zoomed.getByRole('heading', { name: `Note of ${other}` }).waitFor();
+    } finally {
+      await zoomed.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  // s44: whether main needs its Tab stop was checked again when nodes came or went or main's own box changed size,
+  // not when only a text changed (React sets a text node's value when data arriving changes only the words): a view
+  // that grew past the window that way stayed out of reach of the keyboard.
+  it('at 320 px a view that grows past the window by a text change alone becomes a Tab stop', async () => {
+    const tall = await browser.newPage({ viewport: { width: 320, height: 1600 }, deviceScaleFactor: 2 });
+    tall.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await tall.goto(`${host.url}#/agents`);
+      await tall.getByText('checkout-service-deploy-reviewer').first().waitFor({ timeout: 20_000 });
+      const main = tall.locator('main.content');
+      const state = () => main.evaluate((m) => ({ scrolls: m.scrollHeight > m.clientHeight + 1, tabIndex: m.tabIndex }));
+      await expect.poll(state).toEqual({ scrolls: false, tabIndex: -1 });
+      // What React does to a text whose words changed: the same text node, a new value.
+      await main.evaluate((m) => {
+        const walker = m.ownerDocument.createTreeWalker(m.querySelector('tbody td') ?? m, 4 /* NodeFilter.SHOW_TEXT */);
+        const text = walker.nextNode() as unknown as { data: string };
+        text.data += '每次部署前先在预发布集群验证，再按回滚计划逐步发布。'.repeat(120);
+      });
+      await expect.poll(state).toEqual({ scrolls: true, tabIndex: 0 });
+      expect(await axeFindings(tall, 'agents grown at 320 px')).toEqual([]);
+    } finally {
+      await tall.close();
     }
     expect(errors).toEqual([]);
   });
