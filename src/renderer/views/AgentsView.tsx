@@ -2,6 +2,7 @@
 import { useEffect } from 'react';
 import { plural } from '../../shared/size-text.js';
 import { Badge } from '../components/Badge.js';
+import { type CardColumn, CardRow, CardTable } from '../components/CardTable.js';
 import { ago, toMs, when } from '../components/format.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { useAgents } from '../stores/agents.js';
@@ -11,6 +12,8 @@ const SCOPE_HELP = {
   project: 'The directory the sessions start in, committed and shared through git',
   local: 'The directory the sessions start in, never committed',
 } as const;
+const SCOPES = ['user', 'project', 'local'] as const;
+const AGENT_COLUMNS: CardColumn[] = [{ label: 'Agent', bare: true }, ...SCOPES.map((s) => ({ label: s, th: { title: SCOPE_HELP[s] } }))];
 
 export function AgentsView({ dir }: { dir?: string }) {
   const result = useAgents((s) => (s.dir === dir ? s.result : null));
@@ -50,68 +53,54 @@ export function AgentsView({ dir }: { dir?: string }) {
       {result.agents.length === 0 ? (
         <p className="muted">No sub-agent has memory here. Agents get memory with a `memory:` field in .claude/agents/&lt;name&gt;.md.</p>
       ) : (
-        <table className="grid cards" aria-label="Agent memory">
-          <thead>
-            <tr>
-              <th>Agent</th>
-              {(['user', 'project', 'local'] as const).map((s) => (
-                <th key={s} title={SCOPE_HELP[s]}>
-                  {s}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {result.agents.map((a) => (
-              <tr key={a.agentType}>
-                <td>
-                  <strong>{a.agentType}</strong>
-                  <div className="muted small">{a.definedIn.length ? a.definedIn.join(', ') : 'no definition file found'}</div>
-                </td>
-                {(['user', 'project', 'local'] as const).map((s) => {
-                  const scope = a.scopes.find((x) => x.scope === s);
-                  // Claude Code does not read this MEMORY.md (a link, a special file, a folder leading out): said, not metered.
-                  const notRead = scope?.enabled
-                    ? result.warnings.find(
-                        (w) =>
-                          w.code === 'agent-index-not-read' &&
-                          w.file !== undefined &&
-                          [scope.memoryDir, 'MEMORY.md'].includes(inFolder(w.file, scope.memoryDir)),
-                      )
-                    : undefined;
-                  const notReadBadge = notRead && (
-                    <Badge tone="warning" why={notRead.message}>
-                      MEMORY.md not read by Claude Code
-                    </Badge>
-                  );
-                  return (
-                    <td key={s} title={scope?.memoryDir} data-label={s}>
-                      {!scope ? (
-                        '—'
-                      ) : scope.scan ? (
-                        <>
-                          {plural(scope.scan.memories.length, 'memory', 'memories')} {notReadBadge || <LoadMeter index={scope.scan.index} compact />}
-                          {scope.scan.problems.filter((p) => p.severity !== 'hint').length > 0 && (
-                            <span className="badge warning">{scope.scan.problems.length} problems</span>
-                          )}
-                          {scope.lastInjected && (
-                            // What a sub-agent of this project was last given, from its own transcript.
-                            <div className="muted small" title={scope.lastInjected.text || 'an empty index'}>
-                              last given to a sub-agent{' '}
-                              {scope.lastInjected.at ? <span title={when(scope.lastInjected.at)}>{ago(toMs(scope.lastInjected.at))}</span> : ''}
-                            </div>
-                          )}
-                        </>
-                      ) : (
-                        (notReadBadge ?? <span className="muted">{scope.enabled ? 'enabled, empty' : '—'}</span>)
-                      )}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <CardTable label="Agent memory" columns={AGENT_COLUMNS}>
+          {result.agents.map((a) => (
+            <CardRow key={a.agentType}>
+              <td>
+                <strong>{a.agentType}</strong>
+                <div className="muted small">{a.definedIn.length ? a.definedIn.join(', ') : 'no definition file found'}</div>
+              </td>
+              {SCOPES.map((s) => {
+                const scope = a.scopes.find((x) => x.scope === s);
+                // Claude Code does not read this MEMORY.md (a link, a special file, a folder leading out): said, not metered.
+                const notRead = scope?.enabled
+                  ? result.warnings.find(
+                      (w) =>
+                        w.code === 'agent-index-not-read' && w.file !== undefined && [scope.memoryDir, 'MEMORY.md'].includes(inFolder(w.file, scope.memoryDir)),
+                    )
+                  : undefined;
+                const notReadBadge = notRead && (
+                  <Badge tone="warning" why={notRead.message}>
+                    MEMORY.md not read by Claude Code
+                  </Badge>
+                );
+                return (
+                  <td key={s} title={scope?.memoryDir}>
+                    {!scope ? (
+                      '—'
+                    ) : scope.scan ? (
+                      <>
+                        {plural(scope.scan.memories.length, 'memory', 'memories')} {notReadBadge || <LoadMeter index={scope.scan.index} compact />}
+                        {scope.scan.problems.filter((p) => p.severity !== 'hint').length > 0 && (
+                          <span className="badge warning">{scope.scan.problems.length} problems</span>
+                        )}
+                        {scope.lastInjected && (
+                          // What a sub-agent of this project was last given, from its own transcript.
+                          <div className="muted small" title={scope.lastInjected.text || 'an empty index'}>
+                            last given to a sub-agent{' '}
+                            {scope.lastInjected.at ? <span title={when(scope.lastInjected.at)}>{ago(toMs(scope.lastInjected.at))}</span> : ''}
+                          </div>
+                        )}
+                      </>
+                    ) : (
+                      (notReadBadge ?? <span className="muted">{scope.enabled ? 'enabled, empty' : '—'}</span>)
+                    )}
+                  </td>
+                );
+              })}
+            </CardRow>
+          ))}
+        </CardTable>
       )}
     </section>
   );

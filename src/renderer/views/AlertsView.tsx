@@ -10,6 +10,7 @@ import type { AlertRecord } from '../../shared/contract/alerts.js';
 import { shownFileOf } from '../../shared/alert-file.js';
 import type { Finding } from '../../shared/secret-types.js';
 import { Breakable } from '../components/Breakable.js';
+import { type CardColumn, CardRow, CardTable } from '../components/CardTable.js';
 import { useDialogFocus } from '../components/DialogFocus.js';
 import { Time } from '../components/Time.js';
 import { alertTarget, splitAlerts, useAlerts } from '../stores/alerts.js';
@@ -102,6 +103,9 @@ function RenameForm({
   );
 }
 
+/** A finding's actions have a header a screen reader reads (it was empty); on a card they go without it. */
+const FINDING_COLUMNS: CardColumn[] = [{ label: 'Where' }, { label: 'Rule' }, { label: 'Match' }, { label: 'Actions', bare: true }];
+
 function Findings({ alert }: { alert: AlertRecord }) {
   const busy = useAlerts((s) => s.busy);
   const [allowing, setAllowing] = useState<string | null>(null);
@@ -115,75 +119,63 @@ function Findings({ alert }: { alert: AlertRecord }) {
   };
   const target = alertTarget(alert);
   return (
-    <table className="grid cards" aria-label={`Findings in ${shownFileOf(alert)}`}>
-      <thead>
-        <tr>
-          <th>Where</th>
-          <th>Rule</th>
-          <th>Match</th>
-          <th />
-        </tr>
-      </thead>
-      <tbody>
-        {alert.findings.map((f) => (
-          <tr key={f.fingerprint || `${f.line}:${f.column}`}>
-            <td className={f.where === 'name' ? undefined : 'num'} data-label="Where">
-              {f.where === 'name' ? 'in its name' : f.line}
-            </td>
-            <td data-label="Rule">
-              {f.title}{' '}
-              <span className="muted small">
-                <Breakable text={f.rule} />
-              </span>
-            </td>
-            <td data-label="Match">
-              <code>{f.match}</code>
-            </td>
-            <td>
-              {allowing === f.fingerprint ? (
-                <AllowForm alert={alert} finding={f} onDone={() => setAllowing(null)} returnTo={opener} />
-              ) : renaming === f.fingerprint ? (
-                <RenameForm alert={alert} finding={f} onDone={() => setRenaming(null)} returnTo={opener} />
-              ) : (
-                <span className="actions">
-                  {target && <button onClick={() => useNav.getState().go(target)}>Open</button>}
-                  {alert.status === 'open' && f.fingerprint && (
-                    <>
-                      {f.where === 'name' ? (
-                        <button
-                          ref={lastOpened === `rename:${f.fingerprint}` ? opener : undefined}
-                          onClick={() => open(setRenaming, 'rename', f.fingerprint)}
-                          disabled={busy}
-                          title="The secret is in the file's name: redacting cannot remove it, a new name does (recorded in history, undoable)"
-                        >
-                          Rename…
-                        </button>
-                      ) : (
-                        <button
-                          onClick={() => void useAlerts.getState().redact(alert.id, f.fingerprint)}
-                          disabled={busy}
-                          title="Replace the secret with [REDACTED] in the file (recorded in history)"
-                        >
-                          Redact
-                        </button>
-                      )}
+    <CardTable label={`Findings in ${shownFileOf(alert)}`} columns={FINDING_COLUMNS}>
+      {alert.findings.map((f) => (
+        <CardRow key={f.fingerprint || `${f.line}:${f.column}`}>
+          <td className={f.where === 'name' ? undefined : 'num'}>{f.where === 'name' ? 'in its name' : f.line}</td>
+          <td>
+            {f.title}{' '}
+            <span className="muted small">
+              <Breakable text={f.rule} />
+            </span>
+          </td>
+          <td>
+            <code>{f.match}</code>
+          </td>
+          <td>
+            {allowing === f.fingerprint ? (
+              <AllowForm alert={alert} finding={f} onDone={() => setAllowing(null)} returnTo={opener} />
+            ) : renaming === f.fingerprint ? (
+              <RenameForm alert={alert} finding={f} onDone={() => setRenaming(null)} returnTo={opener} />
+            ) : (
+              <span className="actions">
+                {target && <button onClick={() => useNav.getState().go(target)}>Open</button>}
+                {alert.status === 'open' && f.fingerprint && (
+                  <>
+                    {f.where === 'name' ? (
                       <button
-                        ref={lastOpened === `allow:${f.fingerprint}` ? opener : undefined}
-                        onClick={() => open(setAllowing, 'allow', f.fingerprint)}
+                        ref={lastOpened === `rename:${f.fingerprint}` ? opener : undefined}
+                        onClick={() => open(setRenaming, 'rename', f.fingerprint)}
                         disabled={busy}
-                        title="Not a secret, or meant to be shared: say why"
+                        title="The secret is in the file's name: redacting cannot remove it, a new name does (recorded in history, undoable)"
                       >
-                        Allow…
+                        Rename…
                       </button>
-                    </>
-                  )}
-                </span>
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+                    ) : (
+                      <button
+                        onClick={() => void useAlerts.getState().redact(alert.id, f.fingerprint)}
+                        disabled={busy}
+                        title="Replace the secret with [REDACTED] in the file (recorded in history)"
+                      >
+                        Redact
+                      </button>
+                    )}
+                    <button
+                      ref={lastOpened === `allow:${f.fingerprint}` ? opener : undefined}
+                      onClick={() => open(setAllowing, 'allow', f.fingerprint)}
+                      disabled={busy}
+                      title="Not a secret, or meant to be shared: say why"
+                    >
+                      Allow…
+                    </button>
+                  </>
+                )}
+              </span>
+            )}
+          </td>
+        </CardRow>
+      ))}
+    </CardTable>
   );
 }
 

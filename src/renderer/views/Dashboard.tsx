@@ -5,6 +5,7 @@ import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { plural } from '../../shared/size-text.js';
 import { Breakable } from '../components/Breakable.js';
 import { Badge } from '../components/Badge.js';
+import { type CardColumn, CardRow, CardTable } from '../components/CardTable.js';
 import { DreamCell } from '../components/DreamCell.js';
 import { IdentityPanels } from '../components/IdentityPanels.js';
 import { LoadMeter } from '../components/LoadMeter.js';
@@ -68,7 +69,7 @@ function TypeChips({ p }: { p: ProjectSummary }) {
  */
 const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: (route: Route) => void; minute: number }) {
   return (
-    <tr className="clickable" onClick={() => go({ view: 'project', dir: p.dir, tab: 'memories' })}>
+    <CardRow className="clickable" onClick={() => go({ view: 'project', dir: p.dir, tab: 'memories' })}>
       <td>
         <button className="link strong project-name" onClick={(e) => (e.stopPropagation(), go({ view: 'project', dir: p.dir, tab: 'memories' }))}>
           <Breakable text={projectName(p)} />
@@ -93,30 +94,28 @@ const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: 
           ),
         )}
       </td>
-      <td data-label="Memories">
+      <td>
         <span className="num">{p.private.total + (p.team?.total ?? 0)}</span> <TypeChips p={p} />
         <div className="muted small">
           {p.private.total} private{p.team ? `, ${p.team.total} team` : ''}
         </div>
       </td>
-      <td data-label="Index">
+      <td>
         <LoadMeter index={p.index} compact cutMemories={p.private.cut + (p.team?.cut ?? 0)} />
       </td>
-      <td data-label="Problems">
+      <td>
         {p.problems.error > 0 && <span className="badge error">{plural(p.problems.error, 'error')}</span>}
         {p.problems.warning > 0 && <span className="badge warning">{plural(p.problems.warning, 'warning')}</span>}
         {p.problems.error + p.problems.warning === 0 && <span className="muted">none</span>}
       </td>
-      <td className="muted" data-label="Changed">
-        {ago(p.lastChangeMs)}
-      </td>
-      <td data-label="Team">
+      <td className="muted">{ago(p.lastChangeMs)}</td>
+      <td>
         <TeamCell dir={p.dir} hasTeamDir={p.team !== null} />
       </td>
-      <td data-label="Dream">
+      <td>
         <DreamCell dir={p.dir} />
       </td>
-    </tr>
+    </CardRow>
   );
 });
 
@@ -148,6 +147,21 @@ export function Dashboard() {
   const tbody = useRef<HTMLTableSectionElement>(null);
   const [focusRow, setFocusRow] = useState<number | null>(null);
   const shown = rows.slice(0, limit || firstRows());
+  const columns: CardColumn[] = [
+    ...SORTS.map(([key, label]) => ({
+      label,
+      bare: key === 'name',
+      th: { className: key === 'name' ? 'project-col' : undefined, 'aria-sort': sort === key ? (descending ? 'descending' : 'ascending') : 'none' } as const,
+      head: (
+        <button className="link" onClick={() => setSort(key)}>
+          {label}
+          {sort === key ? (descending ? ' ↓' : ' ↑') : ''}
+        </button>
+      ),
+    })),
+    { label: 'Team', th: { className: 'no-sort' } },
+    { label: 'Dream', th: { className: 'no-sort' } },
+  ];
   const more = rows.length - shown.length;
   useEffect(() => {
     if (focusRow === null) return;
@@ -219,31 +233,11 @@ export function Dashboard() {
           <input type="checkbox" checked={filter.onlyTeam} onChange={(e) => setFilter({ onlyTeam: e.target.checked })} /> With team memory
         </label>
       </div>
-      <table className="grid projects cards" aria-label="Projects">
-        <thead>
-          <tr>
-            {SORTS.map(([key, label]) => (
-              <th
-                key={key}
-                className={key === 'name' ? 'project-col' : undefined}
-                aria-sort={sort === key ? (descending ? 'descending' : 'ascending') : 'none'}
-              >
-                <button className="link" onClick={() => setSort(key)}>
-                  {label}
-                  {sort === key ? (descending ? ' ↓' : ' ↑') : ''}
-                </button>
-              </th>
-            ))}
-            <th className="no-sort">Team</th>
-            <th className="no-sort">Dream</th>
-          </tr>
-        </thead>
-        <tbody ref={tbody}>
-          {shown.map((p) => (
-            <ProjectRow key={p.dir} p={p} go={go} minute={minute} />
-          ))}
-        </tbody>
-      </table>
+      <CardTable className="projects" label="Projects" columns={columns} bodyRef={tbody}>
+        {shown.map((p) => (
+          <ProjectRow key={p.dir} p={p} go={go} minute={minute} />
+        ))}
+      </CardTable>
       {limit > 0 && more > 0 && (
         <div className="toolbar" role="group" aria-label="More projects">
           <span className="muted">

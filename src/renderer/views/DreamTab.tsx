@@ -8,6 +8,7 @@ import { useEffect, useRef } from 'react';
 import type { DreamRecord, DreamStatusView } from '../../shared/contract/dream.js';
 import { plural } from '../../shared/size-text.js';
 import { Breakable } from '../components/Breakable.js';
+import { type CardColumn, CardRow, CardTable } from '../components/CardTable.js';
 import { DiffView } from '../components/DiffView.js';
 import { DreamChart } from '../components/DreamChart.js';
 import { DreamProgress } from '../components/DreamProgress.js';
@@ -15,6 +16,9 @@ import { when } from '../components/format.js';
 import { Time } from '../components/Time.js';
 import { dreamFacts, duration, until, useDream } from '../stores/dream.js';
 
+const GATE_COLUMNS: CardColumn[] = [{ label: 'Gate', bare: true }, { label: 'Value' }, { label: 'Needs' }, { label: 'Verdict' }, { label: 'Detail' }];
+/** A dream's files changed: what happened to each file heads its card. */
+const CHANGE_COLUMNS: CardColumn[] = [{ label: 'Change', bare: true }, { label: 'File' }, { label: 'Kind' }, { label: 'Why', wide: true }];
 const GATE_LABEL = { time: 'Time since the last dream', sessions: 'Sessions since then', lock: 'Consolidation lock' } as const;
 
 function value(g: DreamStatusView['gates']['gates'][number]): string {
@@ -35,38 +39,25 @@ function Gates({ status }: { status: DreamStatusView }) {
           {status.recovered.detail}
         </p>
       )}
-      <table className="grid gates cards" aria-label="Gates">
-        <thead>
-          <tr>
-            <th>Gate</th>
-            <th>Value</th>
-            <th>Needs</th>
-            <th>Verdict</th>
-            <th>Detail</th>
-          </tr>
-        </thead>
-        <tbody>
-          {gates.gates.map((g) => (
-            <tr key={g.name} data-gate={g.name}>
-              <td>{GATE_LABEL[g.name]}</td>
-              <td data-label="Value">{value(g)}</td>
-              <td data-label="Needs">{g.threshold === null ? 'free' : g.name === 'time' ? `${g.threshold} h` : g.threshold}</td>
-              <td data-label="Verdict">
-                {!g.checked ? (
-                  <span className="muted">not checked</span>
-                ) : g.passed ? (
-                  <span className="badge ok">open</span>
-                ) : (
-                  <span className="badge warning">closed</span>
-                )}
-              </td>
-              <td className="small" data-label="Detail">
-                {g.detail}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <CardTable className="gates" label="Gates" columns={GATE_COLUMNS}>
+        {gates.gates.map((g) => (
+          <CardRow key={g.name} data-gate={g.name}>
+            <td>{GATE_LABEL[g.name]}</td>
+            <td>{value(g)}</td>
+            <td>{g.threshold === null ? 'free' : g.name === 'time' ? `${g.threshold} h` : g.threshold}</td>
+            <td>
+              {!g.checked ? (
+                <span className="muted">not checked</span>
+              ) : g.passed ? (
+                <span className="badge ok">open</span>
+              ) : (
+                <span className="badge warning">closed</span>
+              )}
+            </td>
+            <td className="small">{g.detail}</td>
+          </CardRow>
+        ))}
+      </CardTable>
       <p className="small">
         {gates.eligible ? <strong>Eligible now: </strong> : null}
         Last dream: <Time at={gates.lastConsolidatedAt} />
@@ -154,35 +145,36 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
       {dream.fallbackReason && <p className="banner warning">The offline rules ran instead of the model: {dream.fallbackReason}</p>}
       {dream.error && <p className="banner error">{dream.error}</p>}
       {dream.changes.length > 0 && (
-        <table className="grid" aria-label="Files changed">
-          <tbody>
-            {dream.changes.map((c) => (
-              <tr key={`${c.file}-${c.action}`} className={diffFile === c.file ? 'selected' : ''}>
-                <td>
-                  <span className={`badge ${c.action === 'delete' ? 'error' : c.action === 'create' ? 'ok' : ''}`}>{c.action}</span>
-                </td>
-                <td className="file">
-                  {dream.rev ? (
-                    <button className="link" onClick={() => void select(dream.id, diffFile === c.file ? null : c.file)} title="Show only this file's diff">
-                      <code>
-                        <Breakable text={c.file} />
-                      </code>
-                    </button>
-                  ) : (
+        <CardTable label="Files changed" columns={CHANGE_COLUMNS}>
+          {dream.changes.map((c) => (
+            <CardRow key={`${c.file}-${c.action}`} className={diffFile === c.file ? 'selected' : ''}>
+              <td>
+                <span className={`badge ${c.action === 'delete' ? 'error' : c.action === 'create' ? 'ok' : ''}`}>{c.action}</span>
+              </td>
+              <td className="file">
+                {dream.rev ? (
+                  <button className="link" onClick={() => void select(dream.id, diffFile === c.file ? null : c.file)} title="Show only this file's diff">
                     <code>
                       <Breakable text={c.file} />
                     </code>
-                  )}
-                </td>
-                <td>
-                  <span className="chip">{c.kind}</span>
-                  {c.status !== 'applied' && <span className="chip">{c.status}</span>}
-                </td>
-                <td className="small reason">{c.status === 'skipped' ? c.skippedReason : c.reason}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                  </button>
+                ) : (
+                  <code>
+                    <Breakable text={c.file} />
+                  </code>
+                )}
+              </td>
+              <td>
+                <span className="chip">{c.kind}</span>
+                {c.status !== 'applied' && <span className="chip">{c.status}</span>}
+              </td>
+              <td className="small reason">
+                {/* File names in a sentence wrap at their separators, not letter by letter (s44, 320 px). */}
+                <Breakable text={(c.status === 'skipped' ? c.skippedReason : c.reason) ?? ''} />
+              </td>
+            </CardRow>
+          ))}
+        </CardTable>
       )}
       {dream.flags.length > 0 && (
         <section aria-label="For you to look at">

@@ -9,6 +9,7 @@ import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
 import { SESSION_HANDBACK_MAX_CHARS } from '../../shared/limits.js';
+import { type CardColumn, CardRow, CardTable } from '../components/CardTable.js';
 import { when } from '../components/format.js';
 import { progressToNext, useSessions } from '../stores/sessions.js';
 
@@ -60,6 +61,16 @@ function HandBack({ handBack }: { handBack: NonNullable<SessionStatus['handBack'
   );
 }
 
+const SESSION_COLUMNS: CardColumn[] = [
+  { label: 'Session', bare: true },
+  { label: 'Project' },
+  { label: 'Context' },
+  { label: 'Tokens since update' },
+  { label: 'Tool calls since' },
+  { label: 'Next update' },
+  { label: 'Updates' },
+];
+
 export function LiveSessionsView() {
   const { sessions, loaded, error, selected } = useSessions();
   const { load, select, updateNow } = useSessions.getState();
@@ -86,65 +97,54 @@ export function LiveSessionsView() {
         <p className="muted">No live session. Sessions appear here while Claude Code works (connect the hooks in Settings, or keep Memdir open).</p>
       )}
       {sessions.length > 0 && (
-        <table className="grid cards" aria-label="Sessions">
-          <thead>
-            <tr>
-              <th>Session</th>
-              <th>Project</th>
-              <th>Context</th>
-              <th>Tokens since update</th>
-              <th>Tool calls since</th>
-              <th>Next update</th>
-              <th>Updates</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.map((s) => {
-              const progress = progressToNext(s);
-              return (
-                <tr key={s.sessionId} className={`clickable${s.sessionId === selected ? ' selected' : ''}`} onClick={() => select(s.sessionId)}>
-                  <td>
+        <CardTable label="Sessions" columns={SESSION_COLUMNS}>
+          {sessions.map((s) => {
+            const progress = progressToNext(s);
+            return (
+              <CardRow key={s.sessionId} className={`clickable${s.sessionId === selected ? ' selected' : ''}`} onClick={() => select(s.sessionId)}>
+                <td>
+                  {/* The row's click, for the keyboard too (s44: only the first session's note could be read without a mouse). */}
+                  <button
+                    className="link"
+                    onClick={(e) => (e.stopPropagation(), select(s.sessionId))}
+                    aria-current={s.sessionId === selected}
+                    title="Show this session's note"
+                  >
                     <code>{s.sessionId.slice(0, 8)}</code>
-                    {s.endedAt && <span className="chip">ended</span>}
-                  </td>
-                  <td className="small" data-label="Project">
-                    {s.projectPath ?? s.project}
-                  </td>
-                  <td className="num" data-label="Context">
-                    {s.contextTokens.toLocaleString('en-US')}
-                  </td>
-                  <td data-label="Tokens since update">
-                    <Progress
-                      label="Tokens toward the next update"
-                      value={progress.tokens}
-                      text={
-                        s.started
-                          ? `${s.tokensSinceUpdate.toLocaleString('en-US')} / ${SESSION_MIN_TOKENS.toLocaleString('en-US')}`
-                          : `${s.contextTokens.toLocaleString('en-US')} / ${SESSION_INIT_TOKENS.toLocaleString('en-US')} to start`
-                      }
-                    />
-                  </td>
-                  <td data-label="Tool calls since">
-                    <Progress
-                      label="Tool calls toward the next update"
-                      value={progress.tools}
-                      text={
-                        s.lastResponseUsedTools ? `${s.toolCallsSinceUpdate} / ${SESSION_MIN_TOOL_CALLS}` : `${s.toolCallsSinceUpdate} · answered without tools`
-                      }
-                    />
-                  </td>
-                  <td className="small" data-label="Next update">
-                    {nextUpdate(s)}
-                  </td>
-                  <td className="small" data-label="Updates">
-                    {s.updates}
-                    {s.lastUpdateAt ? ` · ${when(s.lastUpdateAt)}` : ''}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+                  </button>
+                  {s.endedAt && <span className="chip">ended</span>}
+                </td>
+                <td className="small">{s.projectPath ?? s.project}</td>
+                <td className="num">{s.contextTokens.toLocaleString('en-US')}</td>
+                <td>
+                  <Progress
+                    label="Tokens toward the next update"
+                    value={progress.tokens}
+                    text={
+                      s.started
+                        ? `${s.tokensSinceUpdate.toLocaleString('en-US')} / ${SESSION_MIN_TOKENS.toLocaleString('en-US')}`
+                        : `${s.contextTokens.toLocaleString('en-US')} / ${SESSION_INIT_TOKENS.toLocaleString('en-US')} to start`
+                    }
+                  />
+                </td>
+                <td>
+                  <Progress
+                    label="Tool calls toward the next update"
+                    value={progress.tools}
+                    text={
+                      s.lastResponseUsedTools ? `${s.toolCallsSinceUpdate} / ${SESSION_MIN_TOOL_CALLS}` : `${s.toolCallsSinceUpdate} · answered without tools`
+                    }
+                  />
+                </td>
+                <td className="small">{nextUpdate(s)}</td>
+                <td className="small">
+                  {s.updates}
+                  {s.lastUpdateAt ? ` · ${when(s.lastUpdateAt)}` : ''}
+                </td>
+              </CardRow>
+            );
+          })}
+        </CardTable>
       )}
       {current && (
         <section className="session-note" aria-label="Session Memory note">

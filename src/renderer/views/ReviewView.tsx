@@ -11,6 +11,8 @@ import type { ExtractionLogEntry, Proposal, TurnOutcome } from '../../shared/con
 import { unionWithOverlaps } from '../../shared/line-union.js';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import { operationLabel } from '../../shared/operation-label.js';
+import { Breakable } from '../components/Breakable.js';
+import { type CardColumn, CardRow, CardTable } from '../components/CardTable.js';
 import { when } from '../components/format.js';
 import { MergeView } from '../components/MergeView.js';
 import { editOf, useExtract } from '../stores/extract.js';
@@ -203,6 +205,13 @@ export function logDetail(outcome: TurnOutcome): string {
   return [outcome.message ?? '', ...why].filter(Boolean).join(' ');
 }
 
+const LOG_COLUMNS: CardColumn[] = [
+  { label: 'When', bare: true },
+  { label: 'Project' },
+  { label: 'What happened', wide: true },
+  { label: 'Detail', wide: true },
+];
+
 function ExtractionLog() {
   const log = useExtract((s) => s.log);
   const [open, setOpen] = useState(false);
@@ -218,30 +227,21 @@ function ExtractionLog() {
         (log.length === 0 ? (
           <p className="muted">No extraction yet.</p>
         ) : (
-          <table className="grid cards">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Project</th>
-                <th>What happened</th>
-                <th>Detail</th>
-              </tr>
-            </thead>
-            <tbody>
-              {log.map((entry) => (
-                <tr key={entry.id}>
-                  <td className="small">{when(entry.time)}</td>
-                  <td className="small" data-label="Project">
-                    {entry.project}
-                  </td>
-                  <td data-label="What happened">{describeLogEntry(entry)}</td>
-                  <td className="small muted" data-label="Detail">
-                    {entry.kind === 'turns' ? logDetail(entry.outcome) : ''}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <CardTable label="Extraction log" columns={LOG_COLUMNS}>
+            {log.map((entry) => (
+              <CardRow key={entry.id}>
+                <td className="small">{when(entry.time)}</td>
+                {/* Folder names, file names and URLs wrap at their separators, not letter by letter (s44, 320 px). */}
+                <td className="small">
+                  <Breakable text={entry.project} />
+                </td>
+                <td>
+                  <Breakable text={describeLogEntry(entry)} />
+                </td>
+                <td className="small muted">{entry.kind === 'turns' ? <Breakable text={logDetail(entry.outcome)} /> : ''}</td>
+              </CardRow>
+            ))}
+          </CardTable>
         ))}
     </section>
   );

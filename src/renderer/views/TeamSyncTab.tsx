@@ -6,6 +6,8 @@
  */
 import { useEffect, useState } from 'react';
 import type { TeamStatus } from '../../shared/contract/team.js';
+import { Breakable } from '../components/Breakable.js';
+import { type CardColumn, CardRow, CardTable } from '../components/CardTable.js';
 import { MergeEditor } from '../components/MergeEditor.js';
 import { type ConnectWords, SyncConnectForm, useConnectFields } from '../components/SyncConnectForm.js';
 import { ConflictTable, SyncStateBar, WaitingTable } from '../components/SyncParts.js';
@@ -175,6 +177,9 @@ function Waiting({ status }: { status: TeamStatus }) {
   );
 }
 
+/** The memories that can move: the file heads its card. */
+const MOVE_COLUMNS: CardColumn[] = [{ label: 'Memory', bare: true }, { label: 'Type' }, { label: 'Suggested' }, { label: 'Move', bare: true }];
+
 function Move({ status }: { status: TeamStatus }) {
   const busy = useTeam((s) => s.busy);
   const [open, setOpen] = useState(false);
@@ -188,34 +193,35 @@ function Move({ status }: { status: TeamStatus }) {
         {suggested > 0 && <span className="badge">{suggested} suggested</span>}
       </h2>
       {open && (
-        <table className="grid" aria-label="Movable memories">
-          <tbody>
-            {status.movable.map((m, i) => (
-              <tr key={`${m.scope}:${m.file}`}>
-                <td>
-                  <code>{m.scope === 'team' ? `team/${m.file}` : m.file}</code> <span className="muted small">{m.name}</span>
-                </td>
-                <td>{m.type && <span className={`chip type-${m.type}`}>{m.type}</span>}</td>
-                <td className="small">{m.suggested ? (m.scope === 'private' ? 'usually shared with the team' : 'usually private') : ''}</td>
-                <td>
-                  <button
-                    onClick={() => void useTeam.getState().move(m.file, m.scope === 'team' ? 'private' : 'team')}
-                    disabled={busy || m.refusal !== null}
-                    aria-describedby={m.refusal ? `move-refusal-${i}` : undefined}
-                  >
-                    {m.scope === 'team' ? 'Move to private' : 'Move to team'}
-                  </button>
-                  {/* Said, not only in a title: a disabled button takes no focus, so a keyboard user never saw why. */}
-                  {m.refusal && (
-                    <div id={`move-refusal-${i}`} className="muted small">
-                      {m.refusal}
-                    </div>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <CardTable label="Movable memories" columns={MOVE_COLUMNS}>
+          {status.movable.map((m, i) => (
+            <CardRow key={`${m.scope}:${m.file}`}>
+              <td>
+                <code>
+                  <Breakable text={m.scope === 'team' ? `team/${m.file}` : m.file} />
+                </code>{' '}
+                <span className="muted small">{m.name}</span>
+              </td>
+              <td>{m.type && <span className={`chip type-${m.type}`}>{m.type}</span>}</td>
+              <td className="small">{m.suggested ? (m.scope === 'private' ? 'usually shared with the team' : 'usually private') : ''}</td>
+              <td>
+                <button
+                  onClick={() => void useTeam.getState().move(m.file, m.scope === 'team' ? 'private' : 'team')}
+                  disabled={busy || m.refusal !== null}
+                  aria-describedby={m.refusal ? `move-refusal-${i}` : undefined}
+                >
+                  {m.scope === 'team' ? 'Move to private' : 'Move to team'}
+                </button>
+                {/* Said, not only in a title: a disabled button takes no focus, so a keyboard user never saw why. */}
+                {m.refusal && (
+                  <div id={`move-refusal-${i}`} className="muted small">
+                    <Breakable text={m.refusal} />
+                  </div>
+                )}
+              </td>
+            </CardRow>
+          ))}
+        </CardTable>
       )}
     </section>
   );
