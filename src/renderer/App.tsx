@@ -215,7 +215,7 @@ function SidebarItems() {
  * The view's name while `main` must be a tab stop: it scrolls and holds nothing focusable (Agents at user level in
  * a 320 px window), so the keyboard could not scroll it (axe's scrollable-region-focusable) — its tabIndex -1 also
  * takes it out of the Tab order Chromium gives a scroller. Otherwise null: main stays -1, no extra stop before a
- * view's first control. Checked once a frame at most, when main's size or content changes.
+ * view's first control. Checked once a frame at most, when main's size, nodes or text change.
  */
 function useScrollStop(main: RefObject<HTMLElement | null>): string | null {
   const [stop, setStop] = useState<string | null>(null);
@@ -232,7 +232,8 @@ function useScrollStop(main: RefObject<HTMLElement | null>): string | null {
     const resize = new ResizeObserver(later);
     resize.observe(el);
     const mutation = new MutationObserver(later);
-    mutation.observe(el, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled', 'tabindex', 'href'] });
+    // characterData: data that changes only a view's words (React sets the text node's value) can make it scroll.
+    mutation.observe(el, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['disabled', 'tabindex', 'href'] });
     later();
     return () => {
       cancelAnimationFrame(frame);
