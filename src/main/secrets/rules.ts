@@ -244,17 +244,40 @@ function urlCredentials(text: string): RuleMatch[] {
 //   and no `@` follows it (`a:b@c.d@e` is no credential);
 // - the password is no placeholder (as a URL's, heuristics.ts) and looks made: 8 to 128 characters of
 //   three kinds (lower, upper, digit, other), or 12 or more of two kinds with entropy ≥ 3 — but never
-//   only the lower-case letters, digits and `._+-` of an e-mail's local part (`alice.smith2` in
-//   `Owner:alice.smith2@example.com` is an address; a password like that, with no scheme, is missed),
-//   nor a person's name before a mail domain (`PM:Alice.Wang@corp.com`, `Mary-Jane.O-Neil2024@…`:
+//   a person's name before a mail domain (`PM:Alice.Wang@corp.com`, `Mary-Jane.O-Neil2024@…`:
 //   words joined by `.`, `_` or `-`, each a capital or not then lower-case letters, up to 4 digits
-//   after, before a host ending in a letter domain with no port).
+//   after, before a host ending in a letter domain with no port);
+// - a password of only the lower-case letters, digits and `._+-` of an e-mail's local part
+//   (`alice.smith2` in `Maintainer:alice.smith2@example.com`) is one only where no mailbox can be
+//   meant (`mailboxImpossible`): a port or a path follows the host (`@db.internal:5432`,
+//   `@backup.example.com:/data`), the host is an IPv4 address (from 10.…: `1.3.0.1` is a version)
+//   or a name no public mail reaches
+//   (`.internal`, `.local`, `.lan`, …), or the password is letters and digits interleaved as no
+//   mailbox is named (`x7kq9mzp2wlt`, `hunter2hunter2`: three or more changes between letters and
+//   digits, 12 or more characters, no separator); then 8 or more characters with entropy ≥ 2.5 do.
+//   An all-lower-case word password before a public mail domain with no port stays missed
+//   (`deploy:sunflowerfield@db.example.com` reads as a label and an address).
 // Sticky and tried only after a `:` that has a word before it (`hostCredentials`): linear.
 const HOST_CREDENTIALS = /([A-Za-z0-9][A-Za-z0-9._-]{0,63}):([^\s:@/?#'"`<>]{8,128})@([A-Za-z0-9][A-Za-z0-9.-]{0,252})(:[0-9]{1,5})?(?![A-Za-z0-9.@-])/y;
 const EMAIL_LABEL = /^(?:mailto|e-?mail|mail|contact|from|to|cc|bcc|reply-?to|sender|author|owner|by|tel|sip|xmpp|im|re|fwd?|via|ping|dm|cc'd)$/i;
 const EMAIL_LOCAL_PART = /^[a-z0-9._+-]+$/;
 const NAME_LOCAL_PART = /^[A-Za-z][a-z]*(?:[._-][A-Za-z][a-z]*)+[0-9]{0,4}$/;
 const MAIL_DOMAIN = /\.[A-Za-z]{2,24}$/;
+// Top-level names no public mail is delivered to: private (RFC 6762, RFC 8375, ICANN's .internal) and local ones.
+const NO_MAIL_TLD = /\.(?:internal|local|localdomain|localhost|lan|home|home\.arpa|intranet|corp|private)$/i;
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/;
+// An IPv4 address whose first part is 10 or more (the private 10/8, 172.16/12, 192.168/16 and most
+// public ranges): `1.3.0.1` after a package name (`pkg:left-pad-fork@1.3.0.1`) is a version.
+const ADDRESS_NOT_VERSION = /^(?:[1-9]\d|1\d\d|2[0-4]\d|25[0-5])\./;
+
+/** Whether `password@host` (then `after`) cannot be an e-mail address, so a mailbox-shaped password is still one. */
+function mailboxImpossible(password: string, host: string, port: string | undefined, after: string): boolean {
+  if (port !== undefined || /^:[/~]/.test(after)) return true;
+  if ((IPV4.test(host) && ADDRESS_NOT_VERSION.test(host)) || NO_MAIL_TLD.test(host)) return true;
+  const switches = password.match(/[a-z]+|\d+/g) ?? [];
+  return password.length >= 12 && /^[a-z0-9]+$/.test(password) && switches.length >= 4;
+}
+
 function hostCredentials(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (let colon = text.indexOf(':'); colon !== -1; colon = text.indexOf(':', colon + 1)) {
@@ -267,10 +290,17 @@ function hostCredentials(text: string): RuleMatch[] {
     if (m === null || m.index + m[1]!.length !== colon) continue;
     const [, user, password, host, port] = m as unknown as [string, string, string, string, string | undefined];
     if (!/[A-Za-z]/.test(user) || EMAIL_LABEL.test(user) || (!host.includes('.') && port === undefined) || host.endsWith('.')) continue;
-    if (looksLikePlaceholderUrlPassword(password, user) || EMAIL_LOCAL_PART.test(password)) continue;
-    if (port === undefined && NAME_LOCAL_PART.test(password) && MAIL_DOMAIN.test(host)) continue;
-    const classes = charClasses(password);
-    if (!(classes >= 3 || (password.length >= 12 && classes >= 2 && entropy(password) >= 3))) continue;
+    // A time (`@10:30`) is no host with a port: a host holds a letter or is an address.
+    if (!/[A-Za-z]/.test(host) && !IPV4.test(host)) continue;
+    if (looksLikePlaceholderUrlPassword(password, user)) continue;
+    if (EMAIL_LOCAL_PART.test(password)) {
+      if (!mailboxImpossible(password, host, port, text.slice(m.index + m[0].length, m.index + m[0].length + 2))) continue;
+      if (entropy(password) < 2.5) continue;
+    } else {
+      if (port === undefined && NAME_LOCAL_PART.test(password) && MAIL_DOMAIN.test(host)) continue;
+      const classes = charClasses(password);
+      if (!(classes >= 3 || (password.length >= 12 && classes >= 2 && entropy(password) >= 3))) continue;
+    }
     found.push({ start: colon + 1, end: colon + 1 + password.length });
   }
   return found;

@@ -421,6 +421,38 @@ describe('every view a reader could decode (issue 15)', () => {
     expect(f).toMatchObject({ rule: 'memdir/host-credentials', match: `S3${'*'.repeat(8)}` });
   });
 
+  it('finds an all-lower-case password before a host that takes no mail, and still leaves e-mail addresses and prose alone (session 44)', async () => {
+    // A password of only lower-case letters, digits and `._+-` has an e-mail local part's shape;
+    // what tells them apart is where it goes: a port, a path after the host, an IP address or a
+    // name no public mail goes to is a login, and so is a password no mailbox is called.
+    for (const [text, secret] of [
+      ['pg_dump deploy:hunter2hunter2@db.internal:5432/app', 'hunter2hunter2'],
+      ['DB: app:qzvbnmxkwplt@db.example.com:5432', 'qzvbnmxkwplt'],
+      ['scp dump.sql root:correcthorsebattery@10.0.0.5:/srv', 'correcthorsebattery'],
+      ['rsync -a backup:mzqx.vbnk.pwlt@backup.example.com:/data', 'mzqx.vbnk.pwlt'],
+      ['ssh root:trustno1never@bastion.internal', 'trustno1never'],
+      ['login ops:x7kq9mzp2wlt@vpn.example.com', 'x7kq9mzp2wlt'],
+      ['old box admin:sunflowerfield@nas.local (home)', 'sunflowerfield'],
+    ] as const) {
+      const found = await scanText(text);
+      expect(found, text).toHaveLength(1);
+      expect(found[0], text).toMatchObject({ rule: 'memdir/host-credentials' });
+      expect(text.slice(...found[0]!.range), text).toBe(secret);
+    }
+    for (const text of [
+      'Maintainer:alice.smith2@example.com',
+      'Team:b2b.sales@example.com',
+      'Escalation:oncall-platform@example.com',
+      'Reviewer:jsmith42@corp.example.com',
+      'reminder:weeklysync@10:30',
+      'npm:string-width@4.2.3',
+      'pin pkg:left-pad-fork@1.3.0.1 for now',
+      'Owner:platform.team@acme.io',
+    ]) {
+      expect(await scanText(text), text).toEqual([]);
+    }
+  });
+
   it('names a secret found in base64 by a masked excerpt of the base64 as written', async () => {
     const blob = Buffer.from(`NODE_ENV=production\nGITHUB_TOKEN=${ghp}\n`).toString('base64');
     const [f] = await scanText(`Pasted: ${blob}\n`);
