@@ -288,7 +288,9 @@ function hostCredentials(text: string): RuleMatch[] {
     HOST_CREDENTIALS.lastIndex = start;
     const m = HOST_CREDENTIALS.exec(text);
     if (m === null || m.index + m[1]!.length !== colon) continue;
-    const [, user, password, host, port] = m as unknown as [string, string, string, string, string | undefined];
+    const [, user, password, written, port] = m as unknown as [string, string, string, string, string | undefined];
+    // A sentence's full stop after the host is none of it (`… as deploy:S3cr3tP4ss@db.internal.`).
+    const host = port === undefined ? written.replace(/\.+$/, '') : written;
     if (!/[A-Za-z]/.test(user) || EMAIL_LABEL.test(user) || (!host.includes('.') && port === undefined) || host.endsWith('.')) continue;
     // A time (`@10:30`) is no host with a port: a host holds a letter or is an address.
     if (!/[A-Za-z]/.test(host) && !IPV4.test(host)) continue;

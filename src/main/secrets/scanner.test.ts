@@ -380,6 +380,9 @@ describe('every view a reader could decode (issue 15)', () => {
     // user:password@host with no scheme.
     ['user:password@host:port with no scheme', 'DB: deploy:S3cr3tP4ss@db.internal:5432'],
     ['user:password@host as scp takes it', 'scp build.tgz root:Kq9!mZ2xW@10.0.0.5:/srv'],
+    // Session 44: …and at the end of a sentence, its full stop after the host.
+    ['user:password@host before a full stop', 'The nightly dump logs in as deploy:S3cr3tP4ss@db.internal.'],
+    ['an all-lower-case password before a private host and a full stop', 'Old NAS login: admin:sunflowerfield@nas.local.'],
   ];
 
   it('masks a secret written in look-alike letters where it stands: the range covers every unit of it as written', async () => {
