@@ -73,6 +73,9 @@ function base64urlJson(segment: string): unknown {
 const SECRET_NAME =
   /(password|passwd|passphrase|pwd|secret|apikey|accesskey|accountkey|privatekey|authtoken|accesstoken|refreshtoken|token|credential|signingkey|encryptionkey|masterkey|sessionkey|webhookkey)/;
 const PASSWORD_NAME = /(password|passwd|passphrase|pwd)/;
+// `pass` as the last word of a name as written (`SMTP_PASS`, `db.pass`, `dbPass`): a password's name
+// too. Never inside another word (`bypass`, `compass`), nor alone: prose says `tests pass: …`, `Pass 2: …`.
+const PASS_WORD = /[A-Za-z0-9](?:[_.-](?:pass|Pass|PASS)|Pass)$/;
 // …unless the name says it holds something about the credential rather than the credential.
 const NOT_A_SECRET_NAME =
   /(name|names|id|ids|file|path|dir|url|uri|endpoint|type|length|len|count|size|policy|expiry|expires|expiration|ttl|env|var|header|field|param|prefix|suffix|version|ref|hint|format|limit|limits|regex|pattern|enabled|required|timeout|usage|tokens|tokenizer|budget|max|min|cost|price|rotation|manager|store|location|arn|source|provider|mode|method|kind|hash|salt|reset|strength|rules|length)$/;
@@ -138,14 +141,17 @@ function genericAssignments(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const m of assignments(text)) {
     const name = m[2]!.toLowerCase().replace(/[^a-z0-9]/g, '');
-    if (!SECRET_NAME.test(name) || NOT_A_SECRET_NAME.test(name)) continue;
+    const passWord = PASS_WORD.test(m[2]!);
+    if (!(SECRET_NAME.test(name) || passWord) || NOT_A_SECRET_NAME.test(name)) continue;
     let value = m[4]!;
+    // `name::Type` is a type or a scope (Julia, Haskell, C++, Rust), no value: `gap_pass::Union{…}`.
+    if (m[3] === '' && value.startsWith(':')) continue;
     // Unquoted values in prose end at the sentence: "password: hunter2." → hunter2
     if (m[3] === '') value = value.replace(/[.,;:!?]+$/, '');
     if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;
     const bits = entropy(value);
     const classes = charClasses(value);
-    const isPassword = PASSWORD_NAME.test(name);
+    const isPassword = PASSWORD_NAME.test(name) || passWord;
     const credible = isPassword
       ? value.length >= 6 && bits >= 2.0 && (classes >= 2 || (value.length >= 12 && bits >= 3.0))
       : (value.length >= 16 && bits >= 3.0 && classes >= 2) || (value.length >= 20 && bits >= 3.5);

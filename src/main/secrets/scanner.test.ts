@@ -48,6 +48,11 @@ const SECRETS: [string, string, string][] = [
   ['password in prose', 'the staging admin password is: Tr0ub4dor&3', 'memdir/generic-assignment'],
   ['bearer token', `curl -H "Authorization: Bearer ${r(ALNUM, 40)}"`, 'memdir/bearer-token'],
   ['SEC1 EC private key', `-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI${r(`${ALNUM}+/`, 64 * 3)}\n-----END EC PRIVATE KEY-----`, 'memdir/private-key'],
+  // Session 44: a password under a name that says PASS (a .env's SMTP_PASS, DB_PASS; code's dbPass).
+  ['password under a _PASS name', 'SMTP_PASS=Vq7rT2mXk9Lp!', 'memdir/generic-assignment'],
+  ['password under a PASS name, quoted', 'MYSQL_ROOT_PASS: "S3cr3tP4ss!"', 'memdir/generic-assignment'],
+  ['password under a camelCase Pass name', 'const dbPass = "S3cr3tP4ss!";', 'memdir/generic-assignment'],
+  ['password under a dotted pass name', 'mail.smtp.pass = Tr0ub4dor&3', 'memdir/generic-assignment'],
 ];
 
 const CLEAN: [string, string][] = [
@@ -66,6 +71,12 @@ const CLEAN: [string, string][] = [
   ['bcrypt hash under a hash key', 'passwordHash: $2b$12$abcdefghijklmnopqrstuv'],
   ['URL without password', 'postgres://app@db.internal:5432/app'],
   ['AWS documentation example', 'AKIAIOSFODNN7EXAMPLE'],
+  // …while a word holding "pass" is no password's name, nor is a pass that says how something went.
+  [
+    'words that hold "pass", and pass in prose',
+    'bypass: true\ncompass=N3E4S5W6x\npassenger_id: X7k9Q2mZ\nfirst_pass: completed\npass_rate: 0.95\nAll four tests pass: β-persistence, Binder U_4.\nPass-2 = `krylov_gap`',
+  ],
+  ['a type annotation after a secret name', 'krylovdim_gap_pass::Union{Nothing, Integer} = nothing; db_password::Union{Nothing, String}'],
 ];
 
 // Review x2, F2: a word that marks a placeholder (secret, password, your, todo…) inside a real
