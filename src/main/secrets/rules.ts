@@ -2,7 +2,8 @@
  * Memdir's own secret rules, for what @secretlint/secretlint-rule-preset-recommend 12.0.0
  * lacks (LIBRARIES.md): Google API keys, every Anthropic key kind, JWTs, Stripe, Twilio,
  * Mailgun, PyPI, DigitalOcean, the GitLab token kinds beyond `glpat-`, Memdir's own sync
- * tokens, credentials in any URL and before a host with no scheme (`user:password@host`), and generic high-entropy assignments — and for two preset
+ * tokens, credentials in any URL and before a host with no scheme (`user:password@host`), on a
+ * command line (`curl -u`, `mysql -p`) and in a registry's auth, and generic high-entropy assignments — and for two preset
  * rules that miss real keys: OpenAI keys ending in a dash, SendGrid keys with more than one
  * dash, SEC1 EC private keys — and every token Claude Code 2.1.332's own team-memory scanner
  * refuses (claude-code-rules.test.ts holds Memdir to its table). Formats follow the
@@ -168,12 +169,33 @@ const PASSWORD_PROSE = /\b(?:password|passwd|passphrase)[ \t]+(?:is|was)[ \t]*:?
 // The same in Chinese: "密码：X", "数据库密码是 X", "口令为 X" (full-width or ASCII colon, or none after 是/为).
 const PASSWORD_PROSE_ZH = /(?:密码|密碼|口令)(?:[ \t]*(?:是|为|為)[ \t]*[:：]?|[ \t]*[:：])[ \t]*(["'`]?)([^\s"'`<>(){}[\]，。；、）（]{6,100})\1/g;
 
+// The word and the password with nothing between (a .netrc's `login admin password X`, "Wi-Fi
+// password X", `--password X`): the word starts prose as often (`password manager`, `password
+// Argon2id hashing`), so the value must look made — 10 or more characters of three kinds, or 12
+// or more of two with entropy ≥ 3 — where after "is" six characters of two kinds do.
+const PASSWORD_WORD = /\b(?:password|passwd|passphrase)[ \t]+(["'`]?)([^\s"'`<>(){}[\]]{10,100})\1/gi;
+
+/**
+ * Whether a password with no scheme or operator to vouch for it looks made rather than a word of
+ * prose: `min` or more characters of three kinds (lower, upper, digit, other), or 12 or more of
+ * two kinds with entropy ≥ 3.
+ */
+function looksMade(value: string, min: number): boolean {
+  const classes = charClasses(value);
+  return (value.length >= min && classes >= 3) || (value.length >= 12 && classes >= 2 && entropy(value) >= 3);
+}
+
 function passwordProse(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
-  for (const m of [...text.matchAll(PASSWORD_PROSE), ...text.matchAll(PASSWORD_PROSE_ZH)]) {
+  const candidates = [
+    ...[...text.matchAll(PASSWORD_PROSE), ...text.matchAll(PASSWORD_PROSE_ZH)].map((m) => ({ m, bare: false })),
+    ...[...text.matchAll(PASSWORD_WORD)].map((m) => ({ m, bare: true })),
+  ];
+  for (const { m, bare } of candidates) {
     const value = m[1] === '' ? m[2]!.replace(/[.,;:!?]+$/, '') : m[2]!;
     if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;
     if (value.length < 6 || entropy(value) < 2.0 || charClasses(value) < 2) continue;
+    if (bare && !looksMade(value, 10)) continue;
     const start = m.index + m[0].lastIndexOf(m[2]!);
     found.push({ start, end: start + value.length });
   }
@@ -306,12 +328,43 @@ function hostCredentials(text: string): RuleMatch[] {
       if (entropy(password) < 2.5) continue;
     } else {
       if (port === undefined && NAME_LOCAL_PART.test(password) && MAIL_DOMAIN.test(host)) continue;
-      const classes = charClasses(password);
-      if (!(classes >= 3 || (password.length >= 12 && classes >= 2 && entropy(password) >= 3))) continue;
+      if (!looksMade(password, 8)) continue;
     }
     found.push({ start: colon + 1, end: colon + 1 + password.length });
   }
   return found;
+}
+
+// A password given to a command on its command line, as notes copy the command: curl/wget/httpie's
+// `-u user:password` (`--user`), mysql's `-pPASSWORD` (attached: `-p app` asks for it), sshpass's
+// `-p`, redis-cli's `-a`. Judged as a URL's password (heuristics.ts): `$VAR`, `<password>`, `root`
+// are none. `--password X` and `--password=X` are the generic rule's. Each pattern is anchored
+// on its command's name and looks at most 300 characters further on its line.
+const COMMAND_LINE_CREDENTIALS: { pattern: RegExp; user?: number; password: number }[] = [
+  { pattern: /\b(?:curl|wget|https?|xh)\b[^\n]{0,300}?[ \t](?:-u|--user)(?:[ \t]+|=)(["']?)([^\s:'"]{1,64}):([^\s'"]{1,200})\1/g, user: 2, password: 3 },
+  { pattern: /\bmysql(?:dump|admin|sh)?\b[^\n]{0,300}?[ \t]-p(["']?)([^\s'"-][^\s'"]{0,199})\1/g, password: 2 },
+  { pattern: /\bsshpass\b[^\n]{0,100}?[ \t]-p[ \t]*(["']?)([^\s'"]{1,200})\1/g, password: 2 },
+  { pattern: /\bredis-cli\b[^\n]{0,300}?[ \t](?:-a|--pass)[ \t]+(["']?)([^\s'"]{1,200})\1/g, password: 2 },
+];
+function commandLineCredentials(text: string): RuleMatch[] {
+  const found: RuleMatch[] = [];
+  for (const { pattern, user, password: group } of COMMAND_LINE_CREDENTIALS) {
+    for (const m of text.matchAll(pattern)) {
+      const password = m[group]!;
+      if (looksLikePlaceholderUrlPassword(password, user === undefined ? undefined : m[user]) || looksLikeReference(password)) continue;
+      const start = m.index + m[0].length - password.length - (m[1] ?? '').length;
+      found.push({ start, end: start + password.length });
+    }
+  }
+  return found;
+}
+
+/** Whether base64 `encoded` is of `user:password` with a real password (HTTP Basic, a registry's auth). */
+function basicCredentials(encoded: string): boolean {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 1 || !/^[\x20-\x7e]+$/.test(decoded)) return false;
+  return !looksLikePlaceholderUrlPassword(decoded.slice(colon + 1), decoded.slice(0, colon));
 }
 
 /** A rule as written below: a token format with a prefix needs no other hint (its prefix is the hint). */
@@ -572,6 +625,14 @@ const RULE_SPECS: RuleSpec[] = [
     find: hostCredentials,
   },
   {
+    id: 'command-line-credentials',
+    title: 'Password on a command line (curl -u, mysql -p, sshpass, redis-cli -a)',
+    severity: 'error',
+    priority: 1,
+    hint: /[ \t](?:-u|--user|-p|-a|--pass)/,
+    find: commandLineCredentials,
+  },
+  {
     id: 'bearer-token',
     title: 'Bearer token',
     severity: 'warning',
@@ -585,13 +646,11 @@ const RULE_SPECS: RuleSpec[] = [
     title: 'HTTP Basic credentials',
     severity: 'warning',
     priority: 0,
-    hint: /Basic/,
-    find: matches(/\bBasic[ \t]+([A-Za-z0-9+/]{8,2000}={0,2})(?![A-Za-z0-9+/=])/g, (encoded) => {
-      const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon < 1 || !/^[\x20-\x7e]+$/.test(decoded)) return false;
-      return !looksLikePlaceholderUrlPassword(decoded.slice(colon + 1), decoded.slice(0, colon));
-    }),
+    // And the same under a registry's auth name: Docker's config.json `"auth": "…"`, .npmrc's `_auth=…`.
+    hint: /Basic|_auth|"auth"/,
+    find: matches(/(?:\bBasic[ \t]+|"auth"[ \t]*:[ \t]*"|(?<![A-Za-z0-9])_auth[ \t]*=[ \t]*["']?)([A-Za-z0-9+/]{8,2000}={0,2})(?![A-Za-z0-9+/=])/g, (encoded) =>
+      basicCredentials(encoded),
+    ),
   },
   {
     id: 'generic-assignment',

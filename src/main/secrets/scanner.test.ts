@@ -53,6 +53,20 @@ const SECRETS: [string, string, string][] = [
   ['password under a PASS name, quoted', 'MYSQL_ROOT_PASS: "S3cr3tP4ss!"', 'memdir/generic-assignment'],
   ['password under a camelCase Pass name', 'const dbPass = "S3cr3tP4ss!";', 'memdir/generic-assignment'],
   ['password under a dotted pass name', 'mail.smtp.pass = Tr0ub4dor&3', 'memdir/generic-assignment'],
+  // …a password after the word with no `:`, `=` nor "is" (a .netrc line, a note of a Wi-Fi or a login);
+  ['password after the word, as .netrc has it', 'machine api.internal login admin password Vq7rT2mXk9Lp', 'memdir/generic-assignment'],
+  ['password after the word in a note', 'Office Wi-Fi: SSID acme-guest, password Vq7rT2mXk9Lp', 'memdir/generic-assignment'],
+  ['passphrase after the word', 'the deploy key passphrase Tr0ub4dor&3 (rotate yearly)', 'memdir/generic-assignment'],
+  // …a password given to a command on its command line;
+  ['curl -u user:password', 'curl -u admin:Vq7rT2mXk9Lp https://api.internal/x', 'memdir/command-line-credentials'],
+  ['curl --user=user:password, quoted', "curl -s --user='admin:Vq7rT2mXk9Lp' https://api.internal/x", 'memdir/command-line-credentials'],
+  ['wget --password', 'wget --user=ci --password Vq7rT2mXk9Lp https://files.internal/a.tgz', 'memdir/generic-assignment'],
+  ['mysql -p with the password attached', 'mysql -u root -pVq7rT2mXk9Lp -h db.internal app', 'memdir/command-line-credentials'],
+  ['sshpass -p', "sshpass -p 'Vq7rT2mXk9Lp' ssh root@db.internal", 'memdir/command-line-credentials'],
+  ['redis-cli -a', 'redis-cli -h cache.internal -a Vq7rT2mXk9Lp ping', 'memdir/command-line-credentials'],
+  // …and base64 of user:password under a registry's auth name (Docker's config.json, .npmrc's _auth).
+  ['Docker registry auth', `{"auths":{"registry.internal":{"auth":"${Buffer.from('deploy:Vq7rT2mXk9Lp').toString('base64')}"}}}`, 'memdir/basic-auth'],
+  ['.npmrc _auth', `//npm.internal/:_auth=${Buffer.from('deploy:Vq7rT2mXk9Lp').toString('base64')}`, 'memdir/basic-auth'],
 ];
 
 const CLEAN: [string, string][] = [
@@ -76,6 +90,15 @@ const CLEAN: [string, string][] = [
     'words that hold "pass", and pass in prose',
     'bypass: true\ncompass=N3E4S5W6x\npassenger_id: X7k9Q2mZ\nfirst_pass: completed\npass_rate: 0.95\nAll four tests pass: β-persistence, Binder U_4.\nPass-2 = `krylov_gap`',
   ],
+  [
+    'the word password before other words',
+    'Use the password manager. The password Reset2FA flow is in docs. password reset link expires; passphrase protected keys',
+  ],
+  [
+    'commands with no password on their command line',
+    'git push -u origin:main\ndocker run -u 1000:1000 app\ncurl -u "$API_USER:$API_TOKEN" https://api.internal\ncurl -u admin:<password> https://x\nmysql -u root -p app\nredis-cli -a $REDIS_PASSWORD\nsshpass -p "$PW" ssh x',
+  ],
+  ['auth that is no base64 of a login', '{"auth": "oauth2", "type": "basic"}\n_auth=${NPM_AUTH}'],
   ['a type annotation after a secret name', 'krylovdim_gap_pass::Union{Nothing, Integer} = nothing; db_password::Union{Nothing, String}'],
 ];
 
