@@ -115,6 +115,18 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: 'reference_wiki_hex.md', content: `Token: &#x67;${ghp7.slice(1).replace('_', '%5F')}\n`, secret: ghp7.slice(4) },
   { key: 'reference_fullwidth.md', content: `Token (typed with a CJK input method): ${fullWidth}\n`, secret: fullWidth },
   { key: 'reference_backups.md', content: 'Backups: pg_dump deploy:S3cr3tP4ss@db.internal:5432\n', secret: 'S3cr3tP4ss' },
+  // Session 44: an all-lower-case password before a host, a full stop after the host, a .env's
+  // _PASS name, a .netrc line, a curl command line, a Docker registry's auth.
+  { key: 'reference_nightly.md', content: 'Nightly dump: pg_dump deploy:qzvbnmxkwplt@db.internal:5432/app\n', secret: 'qzvbnmxkwplt' },
+  { key: 'reference_sentence.md', content: 'The nightly dump logs in as deploy:Hq4vZ8wNc2Lt@db.internal.\n', secret: 'Hq4vZ8wNc2Lt' },
+  { key: 'reference_smtp.md', content: 'Mail relay:\n\nSMTP_HOST=smtp.internal\nSMTP_PASS=Vq7rT2mXk9Lp!\n', secret: 'Vq7rT2mXk9Lp!' },
+  { key: 'reference_netrc.md', content: 'Our ~/.netrc line: machine api.internal login ci password Rt5mW9xKq2Zb\n', secret: 'Rt5mW9xKq2Zb' },
+  { key: 'reference_curl.md', content: 'Health check: curl -u admin:Pn8sD3fGj6Vy https://api.internal/health\n', secret: 'Pn8sD3fGj6Vy' },
+  {
+    key: 'reference_registry.md',
+    content: `~/.docker/config.json: {"auths":{"registry.internal":{"auth":"${Buffer.from('ci:Yc2bN7kLm4Qx').toString('base64')}"}}}\n`,
+    secret: Buffer.from('ci:Yc2bN7kLm4Qx').toString('base64'),
+  },
 ];
 
 // Review x2, F3: files held back for another reason than a secret, a token in their names.
