@@ -1,14 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ASSIGNMENT, assignments } from './rules.js';
+import { ASSIGNMENT, assignments, valueStart } from './rules.js';
+
+/** The pattern tried at every position: each match the first at or after the start of the value of the one before. */
+function* everywhere(text: string): Generator<RegExpExecArray> {
+  const pattern = new RegExp(ASSIGNMENT.source, 'g');
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    yield m;
+    pattern.lastIndex = valueStart(m);
+  }
+}
 
 describe('assignments', () => {
   // The generic rule sees a credential assigned in text only if this search finds its assignment:
   // it must find what the pattern tried at every position finds, and the same first (an assignment
-  // swallowed by the value of the one before it is not seen, whichever way the text is searched).
-  const everywhere = new RegExp(ASSIGNMENT.source, 'g');
+  // inside the value of the one before it is seen too: session 44, `Set: DB_PASSWORD=…`).
   const same = (text: string): void => {
-    expect([...assignments(text)].map((m) => [m.index, ...m])).toEqual([...text.matchAll(everywhere)].map((m) => [m.index, ...m]));
+    expect([...assignments(text)].map((m) => [m.index, ...m])).toEqual([...everywhere(text)].map((m) => [m.index, ...m]));
   };
 
   it('finds the matches the pattern finds at every position, in order', () => {
@@ -33,6 +41,11 @@ describe('assignments', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('finds an assignment inside the value of the one before', () => {
+    expect([...assignments('Set: DB_PASSWORD=Zy9Zy9Zy9')].map((m) => m[2])).toEqual(['Set', 'DB_PASSWORD']);
+    expect([...assignments('see https://x.test/a?api_key=Zy9Zy9Zy9&sort=ascending')].map((m) => m[2])).toEqual(['https', 'api_key', 'sort']);
   });
 
   it('finds them in memories as written', () => {

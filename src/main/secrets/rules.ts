@@ -107,9 +107,15 @@ function startsAssignment(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 34 || c === 39 || c === 96;
 }
 
+/** Where a match of ASSIGNMENT's value starts (after its opening quote). */
+export function valueStart(m: RegExpExecArray): number {
+  return m.index + m[0].length - m[3]!.length - m[4]!.length;
+}
+
 /**
- * The matches of ASSIGNMENT, as `text.matchAll` of it with the `g` flag would give them (each
- * the first match at or after the end of the one before), found from the operators out rather
+ * The matches of ASSIGNMENT, each the first match at or after the start of the value of the one
+ * before: a value may hold an assignment of its own (`Set: DB_PASSWORD=…`, `config: password=…`,
+ * a URL's `?api_key=…` after `https:`), which the one before would otherwise swallow. Found from the operators out rather
  * than by trying the pattern at every word of the text: memories hold one `:` or `=` in fifty
  * characters, and a match starts before one, within OPERATOR_REACH, at a name's first
  * character or its quote, with nothing but name, quote, marker and blank characters between.
@@ -131,7 +137,7 @@ export function* assignments(text: string): Generator<RegExpExecArray> {
       const m = ASSIGNMENT.exec(text);
       if (m === null) continue;
       yield m;
-      from = s + m[0].length;
+      from = valueStart(m);
       operator.lastIndex = Math.max(operator.lastIndex, from);
       break;
     }
@@ -147,6 +153,8 @@ function genericAssignments(text: string): RuleMatch[] {
     let value = m[4]!;
     // `name::Type` is a type or a scope (Julia, Haskell, C++, Rust), no value: `gap_pass::Union{…}`.
     if (m[3] === '' && value.startsWith(':')) continue;
+    // A URL query's parameter ends at the next one: `?api_key=…&page=2`.
+    if (m[3] === '' && /[?&]/.test(text[m.index - 1] ?? '')) value = value.split('&')[0]!;
     // Unquoted values in prose end at the sentence: "password: hunter2." → hunter2
     if (m[3] === '') value = value.replace(/[.,;:!?]+$/, '');
     if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;

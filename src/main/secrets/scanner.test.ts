@@ -64,6 +64,10 @@ const SECRETS: [string, string, string][] = [
   ['mysql -p with the password attached', 'mysql -u root -pVq7rT2mXk9Lp -h db.internal app', 'memdir/command-line-credentials'],
   ['sshpass -p', "sshpass -p 'Vq7rT2mXk9Lp' ssh root@db.internal", 'memdir/command-line-credentials'],
   ['redis-cli -a', 'redis-cli -h cache.internal -a Vq7rT2mXk9Lp ping', 'memdir/command-line-credentials'],
+  // …an assignment inside the value of another (a label before it, a URL's query);
+  ['password assigned after a label', 'Set: DB_PASSWORD=Vq7rT2mXk9Lp', 'memdir/generic-assignment'],
+  ['password assigned in a config line', 'config: password=Vq7rT2mXk9Lp', 'memdir/generic-assignment'],
+  ['key in a URL query', `endpoint: https://api.internal/v1/x?api_key=${r(ALNUM, 32)}&page=2`, 'memdir/generic-assignment'],
   // …and base64 of user:password under a registry's auth name (Docker's config.json, .npmrc's _auth).
   ['Docker registry auth', `{"auths":{"registry.internal":{"auth":"${Buffer.from('deploy:Vq7rT2mXk9Lp').toString('base64')}"}}}`, 'memdir/basic-auth'],
   ['.npmrc _auth', `//npm.internal/:_auth=${Buffer.from('deploy:Vq7rT2mXk9Lp').toString('base64')}`, 'memdir/basic-auth'],
@@ -286,6 +290,13 @@ describe('scanText', () => {
       `${'a'.repeat(63)}:${'B1b'.repeat(40)}@`.repeat(1_000),
       `u:${'Ab1!'.repeat(32)}@${'h'.repeat(250)}@`.repeat(300),
       `${'a:'.repeat(50_000)}${'Xy9:'.repeat(50_000)}@h.io`,
+      // Session 44: command lines, a password word before every value, assignments inside values, auth names.
+      `curl ${'-x '.repeat(100_000)}`,
+      `curl -u a:${'b'.repeat(150)} mysql -p `.repeat(2_000),
+      'password Xk9!Xk9!Xk9! '.repeat(20_000),
+      `${'a: b='.repeat(50_000)}Zy9Zy9Zy9`,
+      `https://x.test/?${'a=Zy9Zy9&'.repeat(30_000)}`,
+      `"auth":"${'QUJD'.repeat(100_000)}`,
     ];
     for (const text of hostile) {
       const start = performance.now();
@@ -456,6 +467,14 @@ describe('every view a reader could decode (issue 15)', () => {
     }
     const [f] = await scanText('rsync -a deploy:S3cr3tP4ss@db.internal:/backups');
     expect(f).toMatchObject({ rule: 'memdir/host-credentials', match: `S3${'*'.repeat(8)}` });
+  });
+
+  it('reports a key in a URL query up to the next parameter, not the rest of the query (session 44)', async () => {
+    const key = r(ALNUM, 32, 4);
+    const text = `GET https://api.internal/v1/x?page=2&api_key=${key}&sort=asc`;
+    const [f] = await scanText(text);
+    expect(f).toMatchObject({ rule: 'memdir/generic-assignment' });
+    expect(text.slice(...f!.range)).toBe(key);
   });
 
   it('finds an all-lower-case password before a host that takes no mail, and still leaves e-mail addresses and prose alone (session 44)', async () => {

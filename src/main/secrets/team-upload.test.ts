@@ -122,6 +122,8 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: 'reference_smtp.md', content: 'Mail relay:\n\nSMTP_HOST=smtp.internal\nSMTP_PASS=Vq7rT2mXk9Lp!\n', secret: 'Vq7rT2mXk9Lp!' },
   { key: 'reference_netrc.md', content: 'Our ~/.netrc line: machine api.internal login ci password Rt5mW9xKq2Zb\n', secret: 'Rt5mW9xKq2Zb' },
   { key: 'reference_curl.md', content: 'Health check: curl -u admin:Pn8sD3fGj6Vy https://api.internal/health\n', secret: 'Pn8sD3fGj6Vy' },
+  { key: 'reference_label.md', content: 'Staging env — Set: DB_PASSWORD=Jd6tR1wQx8Mv\n', secret: 'Jd6tR1wQx8Mv' },
+  { key: 'reference_query.md', content: 'Feed: https://feeds.internal/v2/items?page=1&api_key=Lw3nB8vKc5Tz9qHs&sort=new\n', secret: 'Lw3nB8vKc5Tz9qHs' },
   {
     key: 'reference_registry.md',
     content: `~/.docker/config.json: {"auths":{"registry.internal":{"auth":"${Buffer.from('ci:Yc2bN7kLm4Qx').toString('base64')}"}}}\n`,
