@@ -378,6 +378,16 @@ function basicCredentials(encoded: string): boolean {
 /** A rule as written below: a token format with a prefix needs no other hint (its prefix is the hint). */
 type RuleSpec = Omit<SecretRule, 'hint'> & ({ hint: RegExp } | { prefix: RegExp });
 
+/**
+ * A provider's token: `anchor` is its prefix (a token wrapped after it is joined back, views.ts),
+ * or only a hint where what comes first is no token's start (a webhook's host, a bot's number); `pattern` finds it (its group 1, if any, is the secret,
+ * as a webhook's path), and a body after the first `skip` characters that is random (not masked,
+ * entropy ≥ 3) makes it one.
+ */
+function providerToken(id: string, title: string, anchor: { prefix: RegExp } | { hint: RegExp }, pattern: RegExp, skip: number): RuleSpec {
+  return { id, title, severity: 'error', priority: 2, ...anchor, find: matches(pattern, (token) => !looksMasked(token) && randomish(3.0)(token.slice(skip))) };
+}
+
 /** Memdir's rules, most specific first. */
 const RULE_SPECS: RuleSpec[] = [
   {
@@ -600,6 +610,53 @@ const RULE_SPECS: RuleSpec[] = [
       (key) => randomish(3.0)(key.slice(7)),
     ),
   },
+  // Tokens of providers a Claude Code user keeps that neither the preset nor Claude Code's table
+  // knows, each anchored on its prefix (gitleaks' public rules and the providers' documentation;
+  // session 44). Amazon Bedrock's long-lived key is what Claude Code on Bedrock reads from
+  // AWS_BEARER_TOKEN_BEDROCK.
+  providerToken(
+    'aws-bedrock-api-key',
+    'Amazon Bedrock API key',
+    { prefix: /ABSK/ },
+    /(?<![A-Za-z0-9+/])ABSK[A-Za-z0-9+/]{109,269}={0,2}(?![A-Za-z0-9+/=])/g,
+    4,
+  ),
+  providerToken('openrouter-key', 'OpenRouter API key', { prefix: /sk-or-v1-/ }, /(?<![A-Za-z0-9_-])sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9_-])/g, 9),
+  providerToken('xai-key', 'xAI API key', { prefix: /xai-/ }, /(?<![A-Za-z0-9_-])xai-[A-Za-z0-9]{80}(?![A-Za-z0-9_-])/g, 4),
+  providerToken('perplexity-key', 'Perplexity API key', { prefix: /pplx-/ }, /(?<![A-Za-z0-9_-])pplx-[A-Za-z0-9]{48}(?![A-Za-z0-9_-])/g, 5),
+  providerToken('replicate-token', 'Replicate API token', { prefix: /r8_/ }, /(?<![A-Za-z0-9_-])r8_[A-Za-z0-9]{37}(?![A-Za-z0-9_-])/g, 3),
+  providerToken('langsmith-key', 'LangSmith API key', { prefix: /lsv2_/ }, /(?<![A-Za-z0-9_-])lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9_-])/g, 8),
+  providerToken(
+    'stripe-webhook-secret',
+    'Stripe webhook signing secret',
+    { prefix: /whsec_/ },
+    /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/]{32,100}={0,2}(?![A-Za-z0-9+/=])/g,
+    6,
+  ),
+  providerToken(
+    'discord-webhook',
+    'Discord webhook',
+    { hint: /discord(?:app)?\.com\/api\/webhooks\// },
+    /(?:discord|discordapp)\.com\/api\/webhooks\/\d{17,20}\/([A-Za-z0-9_-]{60,80})(?![A-Za-z0-9_-])/g,
+    0,
+  ),
+  providerToken('telegram-bot-token', 'Telegram bot token', { hint: /:AA/ }, /(?<![A-Za-z0-9_:-])\d{8,10}:(AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])/g, 2),
+  providerToken('age-secret-key', 'age secret key', { prefix: /AGE-SECRET-KEY-1/ }, /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}(?![A-Z0-9])/g, 16),
+  providerToken('atlassian-token', 'Atlassian API token', { prefix: /ATATT3/ }, /(?<![A-Za-z0-9_=-])ATATT3[A-Za-z0-9_=-]{186}(?![A-Za-z0-9_=-])/g, 6),
+  providerToken(
+    'flyio-token',
+    'Fly.io token',
+    { prefix: /fo1_|fm[12][ar]?_/ },
+    /(?<![A-Za-z0-9_])(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,2000}={0,3}|fm2_[A-Za-z0-9+/]{100,2000}={0,3})(?![A-Za-z0-9+/=_-])/g,
+    4,
+  ),
+  providerToken(
+    'planetscale-token',
+    'PlanetScale token or password',
+    { prefix: /pscale_(?:tkn|oauth|pw)_/ },
+    /(?<![A-Za-z0-9_])pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}(?![A-Za-z0-9_=.-])/g,
+    10,
+  ),
   {
     id: 'private-key',
     title: 'Private key',

@@ -64,6 +64,20 @@ const SECRETS: [string, string, string][] = [
   ['mysql -p with the password attached', 'mysql -u root -pVq7rT2mXk9Lp -h db.internal app', 'memdir/command-line-credentials'],
   ['sshpass -p', "sshpass -p 'Vq7rT2mXk9Lp' ssh root@db.internal", 'memdir/command-line-credentials'],
   ['redis-cli -a', 'redis-cli -h cache.internal -a Vq7rT2mXk9Lp ping', 'memdir/command-line-credentials'],
+  // …and tokens of providers a Claude Code user keeps, unlabelled (gitleaks' public formats and the providers' own).
+  ['Amazon Bedrock API key', `AWS_BEARER_TOKEN_BEDROCK: ABSK${r(`${ALNUM}+/`, 130)}=`, 'memdir/aws-bedrock-api-key'],
+  ['OpenRouter key', `sk-or-v1-${r(HEX, 64)}`, 'memdir/openrouter-key'],
+  ['xAI key', `xai-${r(ALNUM, 80)}`, 'memdir/xai-key'],
+  ['Perplexity key', `pplx-${r(ALNUM, 48)}`, 'memdir/perplexity-key'],
+  ['Replicate token', `r8_${r(ALNUM, 37)}`, 'memdir/replicate-token'],
+  ['LangSmith key', `lsv2_pt_${r(HEX, 32)}_${r(HEX, 10, 3)}`, 'memdir/langsmith-key'],
+  ['Stripe webhook signing secret', `whsec_${r(ALNUM, 32)}`, 'memdir/stripe-webhook-secret'],
+  ['Discord webhook', `https://discord.com/api/webhooks/1234567890123456789/${r(B64URL, 68)}`, 'memdir/discord-webhook'],
+  ['Telegram bot token', `bot: 7123456789:AA${r(B64URL, 33)}`, 'memdir/telegram-bot-token'],
+  ['age secret key', `AGE-SECRET-KEY-1${r('QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L', 58)}`, 'memdir/age-secret-key'],
+  ['Atlassian API token', `ATATT3${r(B64URL, 186)}`, 'memdir/atlassian-token'],
+  ['Fly.io token', `FlyV1 fm2_${r(`${ALNUM}+/`, 120)}`, 'memdir/flyio-token'],
+  ['PlanetScale password', `pscale_pw_${r(ALNUM, 43)}`, 'memdir/planetscale-token'],
   // …an assignment inside the value of another (a label before it, a URL's query);
   ['password assigned after a label', 'Set: DB_PASSWORD=Vq7rT2mXk9Lp', 'memdir/generic-assignment'],
   ['password assigned in a config line', 'config: password=Vq7rT2mXk9Lp', 'memdir/generic-assignment'],
@@ -101,6 +115,10 @@ const CLEAN: [string, string][] = [
   [
     'commands with no password on their command line',
     'git push -u origin:main\ndocker run -u 1000:1000 app\ncurl -u "$API_USER:$API_TOKEN" https://api.internal\ncurl -u admin:<password> https://x\nmysql -u root -p app\nredis-cli -a $REDIS_PASSWORD\nsshpass -p "$PW" ssh x',
+  ],
+  [
+    'masked provider keys',
+    `pplx-${'x'.repeat(48)} xai-${'X'.repeat(80)} r8_${'x'.repeat(37)} whsec_${'x'.repeat(32)} lsv2_pt_${'0'.repeat(32)}_${'0'.repeat(10)}`,
   ],
   ['auth that is no base64 of a login', '{"auth": "oauth2", "type": "basic"}\n_auth=${NPM_AUTH}'],
   ['a type annotation after a secret name', 'krylovdim_gap_pass::Union{Nothing, Integer} = nothing; db_password::Union{Nothing, String}'],
