@@ -349,18 +349,19 @@ function hostCredentials(text: string): RuleMatch[] {
 // are none. `--password X` and `--password=X` are the generic rule's. Each pattern is anchored
 // on its command's name and looks at most 300 characters further on its line.
 const COMMAND_LINE_CREDENTIALS: { pattern: RegExp; user?: number; password: number }[] = [
-  { pattern: /\b(?:curl|wget|https?|xh)\b[^\n]{0,300}?[ \t](?:-u|--user)(?:[ \t]+|=)(["']?)([^\s:'"]{1,64}):([^\s'"]{1,200})\1/g, user: 2, password: 3 },
-  { pattern: /\bmysql(?:dump|admin|sh)?\b[^\n]{0,300}?[ \t]-p(["']?)([^\s'"-][^\s'"]{0,199})\1/g, password: 2 },
-  { pattern: /\bsshpass\b[^\n]{0,100}?[ \t]-p[ \t]*(["']?)([^\s'"]{1,200})\1/g, password: 2 },
-  { pattern: /\bredis-cli\b[^\n]{0,300}?[ \t](?:-a|--pass)[ \t]+(["']?)([^\s'"]{1,200})\1/g, password: 2 },
+  { pattern: /\b(?:curl|wget|https?|xh)\b[^\n]{0,300}?[ \t](?:-u|--user)(?:[ \t]+|=)(["']?)([^\s:'"`]{1,64}):([^\s'"`]{1,200})\1/g, user: 2, password: 3 },
+  { pattern: /\bmysql(?:dump|admin|sh)?\b[^\n]{0,300}?[ \t]-p(["']?)([^\s'"`-][^\s'"`]{0,199})\1/g, password: 2 },
+  { pattern: /\bsshpass\b[^\n]{0,100}?[ \t]-p[ \t]*(["']?)([^\s'"`]{1,200})\1/g, password: 2 },
+  { pattern: /\bredis-cli\b[^\n]{0,300}?[ \t](?:-a|--pass)[ \t]+(["']?)([^\s'"`]{1,200})\1/g, password: 2 },
 ];
 function commandLineCredentials(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const { pattern, user, password: group } of COMMAND_LINE_CREDENTIALS) {
     for (const m of text.matchAll(pattern)) {
-      const password = m[group]!;
+      // Unquoted, a command in prose ends at the sentence or the code span: `mysql -pS3cr3t).` → S3cr3t
+      const password = m[1] === '' ? m[group]!.replace(/[.,;:)]+$/, '') : m[group]!;
       if (looksLikePlaceholderUrlPassword(password, user === undefined ? undefined : m[user]) || looksLikeReference(password)) continue;
-      const start = m.index + m[0].length - password.length - (m[1] ?? '').length;
+      const start = m.index + m[0].length - m[group]!.length - (m[1] ?? '').length;
       found.push({ start, end: start + password.length });
     }
   }

@@ -114,7 +114,7 @@ const CLEAN: [string, string][] = [
   ],
   [
     'commands with no password on their command line',
-    'git push -u origin:main\ndocker run -u 1000:1000 app\ncurl -u "$API_USER:$API_TOKEN" https://api.internal\ncurl -u admin:<password> https://x\nmysql -u root -p app\nredis-cli -a $REDIS_PASSWORD\nsshpass -p "$PW" ssh x',
+    'git push -u origin:main\ndocker run -u 1000:1000 app\ncurl -u "$API_USER:$API_TOKEN" https://api.internal\ncurl -u admin:<password> https://x\nmysql -u root -p app\nredis-cli -a $REDIS_PASSWORD\nsshpass -p "$PW" ssh x\nExamples: (`curl -u user:pw`, `mysql -ppw`).',
   ],
   [
     'masked provider keys',
