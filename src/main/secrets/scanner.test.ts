@@ -103,6 +103,7 @@ const CLEAN: [string, string][] = [
   ['bcrypt hash under a hash key', 'passwordHash: $2b$12$abcdefghijklmnopqrstuv'],
   ['URL without password', 'postgres://app@db.internal:5432/app'],
   ['AWS documentation example', 'AKIAIOSFODNN7EXAMPLE'],
+  ["AWS documentation's example secret key, assigned", 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
   // …while a word holding "pass" is no password's name, nor is a pass that says how something went.
   [
     'words that hold "pass", and pass in prose',
