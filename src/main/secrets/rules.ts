@@ -345,23 +345,36 @@ function hostCredentials(text: string): RuleMatch[] {
 
 // A password given to a command on its command line, as notes copy the command: curl/wget/httpie's
 // `-u user:password` (`--user`), mysql's `-pPASSWORD` (attached: `-p app` asks for it), sshpass's
-// `-p`, redis-cli's `-a`. Judged as a URL's password (heuristics.ts): `$VAR`, `<password>`, `root`
+// `-p`, docker login's `-p`, htpasswd's `-b file user password`, redis-cli's `-a`. Judged as a URL's password (heuristics.ts): `$VAR`, `<password>`, `root`
 // are none. `--password X` and `--password=X` are the generic rule's. Each pattern is anchored
 // on its command's name and looks at most 300 characters further on its line.
-const COMMAND_LINE_CREDENTIALS: { pattern: RegExp; user?: number; password: number }[] = [
-  { pattern: /\b(?:curl|wget|https?|xh)\b[^\n]{0,300}?[ \t](?:-u|--user)(?:[ \t]+|=)(["']?)([^\s:'"`]{1,64}):([^\s'"`]{1,200})\1/g, user: 2, password: 3 },
-  { pattern: /\bmysql(?:dump|admin|sh)?\b[^\n]{0,300}?[ \t]-p(["']?)([^\s'"`-][^\s'"`]{0,199})\1/g, password: 2 },
-  { pattern: /\bsshpass\b[^\n]{0,100}?[ \t]-p[ \t]*(["']?)([^\s'"`]{1,200})\1/g, password: 2 },
-  { pattern: /\bredis-cli\b[^\n]{0,300}?[ \t](?:-a|--pass)[ \t]+(["']?)([^\s'"`]{1,200})\1/g, password: 2 },
+const COMMAND_LINE_CREDENTIALS: { pattern: RegExp; user?: number; quote: number; password: number }[] = [
+  {
+    pattern: /\b(?:curl|wget|https?|xh)\b[^\n]{0,300}?[ \t](?:-u|--user)(?:[ \t]+|=)(["']?)([^\s:'"`]{1,64}):([^\s'"`]{1,200})\1/g,
+    user: 2,
+    quote: 1,
+    password: 3,
+  },
+  { pattern: /\bmysql(?:dump|admin|sh)?\b[^\n]{0,300}?[ \t]-p(["']?)([^\s'"`-][^\s'"`]{0,199})\1/g, quote: 1, password: 2 },
+  { pattern: /\bsshpass\b[^\n]{0,100}?[ \t]-p[ \t]*(["']?)([^\s'"`]{1,200})\1/g, quote: 1, password: 2 },
+  { pattern: /\bdocker[ \t]+login\b[^\n]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)(["']?)([^\s'"`]{1,200})\1/g, quote: 1, password: 2 },
+  {
+    pattern: /\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+\S{1,300}[ \t]+(["']?)([^\s'"`]{1,64})\1[ \t]+(["']?)([^\s'"`]{1,200})\3/g,
+    user: 2,
+    quote: 3,
+    password: 4,
+  },
+  { pattern: /\bredis-cli\b[^\n]{0,300}?[ \t](?:-a|--pass)[ \t]+(["']?)([^\s'"`]{1,200})\1/g, quote: 1, password: 2 },
 ];
 function commandLineCredentials(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
-  for (const { pattern, user, password: group } of COMMAND_LINE_CREDENTIALS) {
+  for (const { pattern, user, quote: quoted, password: group } of COMMAND_LINE_CREDENTIALS) {
     for (const m of text.matchAll(pattern)) {
       // Unquoted, a command in prose ends at the sentence or the code span: `mysql -pS3cr3t).` → S3cr3t
-      const password = m[1] === '' ? m[group]!.replace(/[.,;:)]+$/, '') : m[group]!;
+      const quote = m[quoted] ?? '';
+      const password = quote === '' ? m[group]!.replace(/[.,;:)]+$/, '') : m[group]!;
       if (looksLikePlaceholderUrlPassword(password, user === undefined ? undefined : m[user]) || looksLikeReference(password)) continue;
-      const start = m.index + m[0].length - m[group]!.length - (m[1] ?? '').length;
+      const start = m.index + m[0].length - m[group]!.length - quote.length;
       found.push({ start, end: start + password.length });
     }
   }
@@ -692,10 +705,10 @@ const RULE_SPECS: RuleSpec[] = [
   },
   {
     id: 'command-line-credentials',
-    title: 'Password on a command line (curl -u, mysql -p, sshpass, redis-cli -a)',
+    title: 'Password on a command line (curl -u, mysql -p, sshpass, docker login -p, htpasswd -b, redis-cli -a)',
     severity: 'error',
     priority: 1,
-    hint: /[ \t](?:-u|--user|-p|-a|--pass)/,
+    hint: /[ \t](?:-u|--user|-p|-a|--pass)|htpasswd/,
     find: commandLineCredentials,
   },
   {

@@ -64,6 +64,8 @@ const SECRETS: [string, string, string][] = [
   ['mysql -p with the password attached', 'mysql -u root -pVq7rT2mXk9Lp -h db.internal app', 'memdir/command-line-credentials'],
   ['sshpass -p', "sshpass -p 'Vq7rT2mXk9Lp' ssh root@db.internal", 'memdir/command-line-credentials'],
   ['redis-cli -a', 'redis-cli -h cache.internal -a Vq7rT2mXk9Lp ping', 'memdir/command-line-credentials'],
+  ['docker login -p', 'docker login -u ci -p Vq7rT2mXk9Lp registry.internal', 'memdir/command-line-credentials'],
+  ['htpasswd -b', 'htpasswd -bc /etc/nginx/.htpasswd admin Vq7rT2mXk9Lp', 'memdir/command-line-credentials'],
   // …and tokens of providers a Claude Code user keeps, unlabelled (gitleaks' public formats and the providers' own).
   ['Amazon Bedrock API key', `AWS_BEARER_TOKEN_BEDROCK: ABSK${r(`${ALNUM}+/`, 130)}=`, 'memdir/aws-bedrock-api-key'],
   ['OpenRouter key', `sk-or-v1-${r(HEX, 64)}`, 'memdir/openrouter-key'],
@@ -115,7 +117,7 @@ const CLEAN: [string, string][] = [
   ],
   [
     'commands with no password on their command line',
-    'git push -u origin:main\ndocker run -u 1000:1000 app\ncurl -u "$API_USER:$API_TOKEN" https://api.internal\ncurl -u admin:<password> https://x\nmysql -u root -p app\nredis-cli -a $REDIS_PASSWORD\nsshpass -p "$PW" ssh x\nExamples: (`curl -u user:pw`, `mysql -ppw`).',
+    'git push -u origin:main\ndocker run -u 1000:1000 app\ncurl -u "$API_USER:$API_TOKEN" https://api.internal\ncurl -u admin:<password> https://x\nmysql -u root -p app\nredis-cli -a $REDIS_PASSWORD\nsshpass -p "$PW" ssh x\ndocker login -u ci --password-stdin registry.internal\nhtpasswd -c .htpasswd admin\nExamples: (`curl -u user:pw`, `mysql -ppw`).',
   ],
   [
     'masked provider keys',
