@@ -74,9 +74,9 @@ function base64urlJson(segment: string): unknown {
 const SECRET_NAME =
   /(password|passwd|passphrase|pwd|secret|apikey|accesskey|accountkey|privatekey|authtoken|accesstoken|refreshtoken|token|credential|signingkey|encryptionkey|masterkey|sessionkey|webhookkey)/;
 const PASSWORD_NAME = /(password|passwd|passphrase|pwd)/;
-// `pass` as the last word of a name as written (`SMTP_PASS`, `db.pass`, `dbPass`): a password's name
-// too. Never inside another word (`bypass`, `compass`), nor alone: prose says `tests pass: …`, `Pass 2: …`.
-const PASS_WORD = /[A-Za-z0-9](?:[_.-](?:pass|Pass|PASS)|Pass)$/;
+// `pass` or `pw` as the last word of a name as written (`SMTP_PASS`, `db.pass`, `dbPass`, `DB_PW`,
+// `adminPw`): a password's name too. Never inside another word (`bypass`, `compass`), nor alone: prose says `tests pass: …`, `Pass 2: …`.
+const PASS_WORD = /[A-Za-z0-9](?:[_.-](?:pass|Pass|PASS|pw|Pw|PW)|Pass|Pw|PW)$/;
 // …unless the name says it holds something about the credential rather than the credential.
 const NOT_A_SECRET_NAME =
   /(name|names|id|ids|file|path|dir|url|uri|endpoint|type|length|len|count|size|policy|expiry|expires|expiration|ttl|env|var|header|field|param|prefix|suffix|version|ref|hint|format|limit|limits|regex|pattern|enabled|required|timeout|usage|tokens|tokenizer|budget|max|min|cost|price|rotation|manager|store|location|arn|source|provider|mode|method|kind|hash|salt|reset|strength|rules|length)$/;
@@ -736,7 +736,7 @@ const RULE_SPECS: RuleSpec[] = [
     title: 'Credential assigned in text (password = …, api_key: …)',
     severity: 'warning',
     priority: 0,
-    hint: /pass|pwd|secret|token|key|credential|密码|密碼|口令/i,
+    hint: /pass|pw|secret|token|key|credential|密码|密碼|口令/i,
     find: (text) => [...genericAssignments(text), ...passwordProse(text)],
   },
 ];

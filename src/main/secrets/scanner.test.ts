@@ -53,6 +53,8 @@ const SECRETS: [string, string, string][] = [
   ['password under a PASS name, quoted', 'MYSQL_ROOT_PASS: "S3cr3tP4ss!"', 'memdir/generic-assignment'],
   ['password under a camelCase Pass name', 'const dbPass = "S3cr3tP4ss!";', 'memdir/generic-assignment'],
   ['password under a dotted pass name', 'mail.smtp.pass = Tr0ub4dor&3', 'memdir/generic-assignment'],
+  ['password under a _PW name', 'DB_PW=Vq7rT2mXk9Lp', 'memdir/generic-assignment'],
+  ['password under a camelCase Pw name', 'adminPw: "Tr0ub4dor&3"', 'memdir/generic-assignment'],
   // …a password after the word with no `:`, `=` nor "is" (a .netrc line, a note of a Wi-Fi or a login);
   ['password after the word, as .netrc has it', 'machine api.internal login admin password Vq7rT2mXk9Lp', 'memdir/generic-assignment'],
   ['password after the word in a note', 'Office Wi-Fi: SSID acme-guest, password Vq7rT2mXk9Lp', 'memdir/generic-assignment'],
@@ -109,7 +111,7 @@ const CLEAN: [string, string][] = [
   // …while a word holding "pass" is no password's name, nor is a pass that says how something went.
   [
     'words that hold "pass", and pass in prose',
-    'bypass: true\ncompass=N3E4S5W6x\npassenger_id: X7k9Q2mZ\nfirst_pass: completed\npass_rate: 0.95\nAll four tests pass: β-persistence, Binder U_4.\nPass-2 = `krylov_gap`',
+    'bypass: true\ncompass=N3E4S5W6x\npassenger_id: X7k9Q2mZ\nfirst_pass: completed\npass_rate: 0.95\npw: 8 chars min\nupward_pw_trend = increasing\nAll four tests pass: β-persistence, Binder U_4.\nPass-2 = `krylov_gap`',
   ],
   [
     'the word password before other words',
