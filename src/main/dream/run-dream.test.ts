@@ -16,6 +16,7 @@ import { revertDream } from './apply/revert-dream.js';
 import { type DreamRunOptions, runDream } from './run-dream.js';
 import { killAndWait, startIdleProcess } from './test-support/child.js';
 import { type DreamFixture, createDreamFixture, topic } from './test-support/dream-fixture.js';
+import { sharedMemoryFixtures } from '../memdir/test-support/shared-fixtures.js';
 
 const run = promisify(execFile);
 const HOUR = 3_600_000;
@@ -140,6 +141,23 @@ describe('a dream', () => {
     expect(await lockMtime()).toBe(prior);
     expect(await readDreamRecord(fx.dataDir, record!.id)).toBeNull();
     expect(await listHistory(fx.memoryDir, { dataDir: fx.dataDir })).toEqual([]);
+  });
+
+  // N3rdage's index links 12 retros in a `retros/` subfolder: real files the dry run called
+  // "dangling" and said it would drop, while the dream itself (apply) kept them.
+  it.skipIf(sharedMemoryFixtures() === null)('dry run says what the dream does with pointers into a subfolder: kept, not dropped as dangling', async () => {
+    await fs.rm(fx.memoryDir, { recursive: true, force: true });
+    await fs.cp(path.join(sharedMemoryFixtures()!, 'N3rdage__the-library', 'memory'), fx.memoryDir, { recursive: true });
+    const retros = (await fs.readFile(path.join(fx.memoryDir, 'MEMORY.md'), 'utf8')).match(/\(retros\/[^)]+\)/g)!;
+    expect(retros).toHaveLength(12);
+    const indexReason = (r: Awaited<ReturnType<typeof runDream>>) => r.record!.changes.find((c) => c.file === 'MEMORY.md')?.reason ?? '';
+    const preview = indexReason(await runDream(options({ dryRun: true })));
+    expect(preview).not.toContain('dangling');
+    expect(preview).not.toContain('retros/');
+    const done = indexReason(await runDream(options()));
+    expect(preview).toBe(done);
+    const after = await fs.readFile(path.join(fx.memoryDir, 'MEMORY.md'), 'utf8');
+    for (const link of retros) expect(after).toContain(link);
   });
 
   it('is refused by a held lock (a Claude Code dream in progress), whatever Dream now says', async () => {

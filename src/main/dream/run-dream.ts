@@ -287,7 +287,7 @@ async function runPhases(opts: DreamRunOptions, sinceMs: number | null, signal: 
     const pruned = pruneScope(
       scope,
       seed || plan.text(rel),
-      { rels: plan.topicRels(scope), textOf: (r) => plan.text(r), exists: (r) => plan.exists(r) },
+      { rels: plan.topicRels(scope), textOf: (r) => plan.text(r), exists: (r) => plan.pointerTargetExists(r) },
       index,
     );
     if (pruned.text !== null && pruned.text !== plan.text(indexRelOf(scope)))

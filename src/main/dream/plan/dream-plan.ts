@@ -6,7 +6,7 @@
 import type { DreamChange } from '../../../shared/contract/dream.js';
 import type { Scope } from '../../../shared/memory-types.js';
 import { INDEX_FILE } from '../../../shared/limits.js';
-import { type MemorySnapshot, scopeOf } from './memory-snapshot.js';
+import { type MemorySnapshot, readCurrent, scopeOf } from './memory-snapshot.js';
 
 /** One staged change with its content. */
 export interface StagedChange {
@@ -55,6 +55,16 @@ export class DreamPlan {
     const staged = this.#staged.get(rel);
     if (staged) return staged.after !== null;
     return this.snapshot.files.has(rel) || this.snapshot.notFiles.has(rel);
+  }
+
+  /**
+   * Whether a pointer's target is there: what {@link exists} says, and for a file Orient does not
+   * read (in a subfolder: `retros/x.md`) the disk, as apply judges it (so a dry run drops no
+   * pointer the dream keeps).
+   */
+  pointerTargetExists(rel: string): boolean {
+    if (this.#staged.has(rel) || this.snapshot.files.has(rel) || this.snapshot.notFiles.has(rel)) return this.exists(rel);
+    return readCurrent(this.snapshot.memoryDir, rel).text !== null;
   }
 
   write(rel: string, text: string, meta: ChangeMeta): void {
