@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './charts.css';
-import { timeDomain, timeLabels } from './time-axis.js';
+import { timeDomain, timeLabels, timeSpace } from './time-axis.js';
 
 /** The app's colours, read from its CSS variables (the theme in force). */
 export interface ChartTheme {
@@ -76,7 +76,7 @@ export function Chart({
     const timeX: uPlot.Axis = {
       values: (_u, splits, _i, _space, incr) => (drawn = timeLabels(splits, incr)),
       size: 44,
-      space: 56,
+      space: (_u, _i, min, max, plotPx) => timeSpace(min, max, plotPx),
     };
     const [first = {}, ...rest] = base.axes ?? [];
     const plot = new uPlot(

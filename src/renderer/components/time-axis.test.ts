@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeDomain, timeLabels } from './time-axis.js';
+import { timeDomain, timeLabels, timeSpace } from './time-axis.js';
 
 const t = (iso: string) => Date.parse(iso) / 1000;
 const HOUR = 3600;
@@ -61,5 +61,30 @@ describe('timeDomain', () => {
   it('no points, or only gaps: no domain', () => {
     expect(timeDomain([])).toBeNull();
     expect(timeDomain([null, undefined])).toBeNull();
+  });
+});
+
+describe('timeSpace', () => {
+  // uPlot's steps for a time axis in seconds, up to an hour: it takes the first one at least `space` px wide.
+  const STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+  // The axis font is 12 px sans: a digit or a capital is about 7 px wide. Second lines (the day)
+  // come only where the day turns, far apart: the first lines are the ones side by side.
+  const widthOf = (label: string) => label.split('\n')[0]!.length * 7;
+
+  it('a history a few minutes long (a fresh project): the words under the ticks ("5:38:45 PM") do not run into each other', () => {
+    for (const [span, plotPx] of [
+      [4 * 60, 980],
+      [30, 600],
+      [40 * 60, 980],
+      [3 * HOUR, 700],
+    ] as const) {
+      const [min, max] = timeDomain([t('2026-12-07T17:38:40Z'), t('2026-12-07T17:38:40Z') + span])!;
+      const perSec = plotPx / (max - min);
+      const space = timeSpace(min, max, plotPx);
+      const incr = STEPS.find((s) => s * perSec >= space) ?? DAY;
+      const labels = timeLabels(ticks([min, max], incr), incr, 'UTC');
+      const widest = Math.max(...labels.map(widthOf));
+      expect(incr * perSec, `${span} s on ${plotPx} px: ticks ${incr} s apart, labels ${labels.join(' | ')}`).toBeGreaterThan(widest + 8);
+    }
   });
 });

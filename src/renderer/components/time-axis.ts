@@ -27,6 +27,22 @@ export function timeDomain(xs: ArrayLike<number | null | undefined>): [number, n
   return [min - pad, max + pad];
 }
 
+/** Pixels between two ticks at the least. */
+const TICK_SPACE = 56;
+
+/**
+ * The room uPlot must leave between two ticks of a time axis `plotPx` wide spanning
+ * `[min, max]` seconds (its `space`): room for the words {@link timeLabels} writes at the step
+ * {@link TICK_SPACE} would give — "5:38:45 PM" under ticks seconds apart, "5:38 PM" minutes
+ * apart (at 56 px the words of a history a few minutes long ran into each other). The axis font
+ * is 12 px sans: about 7 px a character, and a gap.
+ */
+export function timeSpace(min: number, max: number, plotPx: number): number {
+  const step = (TICK_SPACE * Math.max(1e-9, max - min)) / Math.max(1, plotPx);
+  const chars = step < 60 ? '12:38:45 PM'.length : step < 3600 ? '12:38 PM'.length : 0;
+  return Math.max(TICK_SPACE, chars * 7 + 14);
+}
+
 /** The label parts, one formatter each (a chart draws its axis on every resize). */
 function formatters(timeZone?: string) {
   const f = (o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat('en-US', { ...o, timeZone });
