@@ -1,5 +1,6 @@
 /** Where Memdir looks, how it looks, and how it reaches a model. */
 import { useEffect, useState } from 'react';
+import type { AppInfo } from '../../shared/contract/app.js';
 import { MODEL_TASKS, PROVIDER_CHOICES, THEMES } from '../../shared/app-settings.js';
 import { ExtractionSettings } from '../components/ExtractionSettings.js';
 import { PersonalSyncSettings } from '../components/PersonalSyncSettings.js';
@@ -9,6 +10,15 @@ import { useDesktop } from '../stores/desktop.js';
 import { messageOf } from '../stores/errors.js';
 import { useNav } from '../stores/nav.js';
 import { useSettings } from '../stores/settings.js';
+
+/** Where the home came from, in the words the user chose it by. */
+const HOME_SOURCE: Record<AppInfo['homeSource'], string> = {
+  default: "Claude Code's default: $CLAUDE_CONFIG_DIR is not set",
+  env: 'from $CLAUDE_CONFIG_DIR',
+  flag: 'from --home',
+  settings: 'chosen here',
+  demo: 'the demo workspace',
+};
 import { teamCell, useTeam } from '../stores/team.js';
 
 const PROVIDER_LABELS: Record<(typeof PROVIDER_CHOICES)[number], string> = {
@@ -269,7 +279,7 @@ export function SettingsView() {
         <legend>Claude Code home</legend>
         <p>
           Looking at <code>{info?.home}</code> {info && !info.homeExists && <span className="badge warning">not found</span>}
-          <span className="muted small"> ({info?.homeSource})</span>
+          {info && <span className="muted small"> ({HOME_SOURCE[info.homeSource]})</span>}
         </p>
         <div className="inline-form">
           <input aria-label="Another home" placeholder="/path/to/.claude" value={home} onChange={(e) => setHomeDraft(e.target.value)} />
