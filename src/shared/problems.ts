@@ -33,7 +33,7 @@ export const PROBLEM_WORDS: Record<ProblemCode, string> = {
   orphan: 'not in the index',
   'duplicate-pointer': 'listed twice',
   'malformed-line': 'unreadable index line',
-  'bad-frontmatter': 'unreadable header',
+  'bad-frontmatter': 'frontmatter missing or broken',
   'cut-by-comment': 'value cut short',
   'invalid-type': 'unknown type',
   'over-limit': 'index too long',
