@@ -185,6 +185,8 @@ describe('passDreamGates', () => {
     expect(report.lastConsolidatedAt).toBeNull();
     expect(gate(report, 'time')).toMatchObject({ passed: true, value: null, detail: 'Never consolidated.' });
     expect(gate(report, 'sessions')).toMatchObject({ passed: true, value: 6 });
+    // Not "6 of 6 sessions touched ever": said as a person would.
+    expect(gate(report, 'sessions').detail).toMatch(/^6 sessions so far — never dreamt, so every session counts/);
     expect(report.eligible).toBe(true);
     await lock!.rollback();
     await expect(fs.stat(lockFile)).rejects.toMatchObject({ code: 'ENOENT' });
@@ -340,7 +342,7 @@ describe('session gate', () => {
     // its own folder, so no session sees 5 (Claude Code 2.1.332, test/fixtures/claude-code-dream/).
     const both = gate(await checkDreamGates(withSub, { dataDir, sessionCache: new SessionScanCache() }), 'sessions');
     expect(both).toMatchObject({ value: 3, passed: false });
-    expect(both.detail).toContain('3 of 3 sessions touched');
+    expect(both.detail).toContain('3 sessions so far in -work-app-packages-api');
     expect(both.detail).toContain('in -work-app-packages-api, the most of its 2 launch folders');
     await addSessions(2, MIN, subFolder);
     expect(gate(await checkDreamGates(withSub, { dataDir, sessionCache: new SessionScanCache() }), 'sessions')).toMatchObject({ value: 5, passed: true });
@@ -394,6 +396,8 @@ describe('session gate', () => {
     await fs.rm(target.projectDir, { recursive: true });
     const report = await checkDreamGates(target, { dataDir, sessionCache: new SessionScanCache() });
     expect(gate(report, 'sessions')).toMatchObject({ checked: true, passed: false, value: 0 });
+    // What a new user sees first on the Dream tab: not "0 of 0 sessions touched ever".
+    expect(gate(report, 'sessions').detail).toBe('No session so far — never dreamt, so every session counts; needs 5.');
     expect(report.lock?.state).toBe('absent');
   });
 });

@@ -323,10 +323,14 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
     // A launch folder it cannot read is "cannot tell" for that folder only; with none read, nothing was counted.
     const nothingRead = result.folders === 0 && result.unreadable.length > 0;
     const passed = !nothingRead && result.count >= minSessions;
-    const since = sinceMs === null ? 'ever' : 'since the last dream';
     const when = cached ? ` (counted ${agoInWords(nowMs - result.countedAtMs)}; recounted at most every ${Math.round(interval / 60_000)} min)` : '';
     const cannotTell = result.unreadable.map((u) => `Cannot read ${u.folder} (${u.why}): its sessions are not counted.`).join(' ');
-    const tally = `${result.count} of ${result.transcripts} sessions touched ${since}${inFolder(result)}${when}; ${passed ? 'at least' : 'needs'} ${minSessions}.`;
+    // Never dreamt, every session counts: "0 of 0 sessions touched ever" said it the hard way.
+    const tallied =
+      sinceMs === null
+        ? `${result.count === 0 ? 'No session' : result.count === 1 ? '1 session' : `${result.count} sessions`} so far${inFolder(result)} — never dreamt, so every session counts`
+        : `${result.count} of ${result.transcripts} sessions touched since the last dream${inFolder(result)}`;
+    const tally = `${tallied}${when}; ${passed ? 'at least' : 'needs'} ${minSessions}.`;
     report.gates.push({
       name: 'sessions',
       checked: true,
