@@ -35,6 +35,17 @@ export interface NotedWrites {
    * another program appended since the change read it).
    */
   beforeWrite?: (abs: string, data: string | Uint8Array) => Promise<string | Uint8Array>;
+  /**
+   * Each file's permission bits when the change first touched it (null: it was not there): what
+   * the change's entry keeps of a file it takes away (history.ts), git keeping no modes but 755.
+   */
+  modes?: Map<string, number | null>;
+  /**
+   * Asked of each file about to be created (absolute, as for beforeWrite) without a mode given:
+   * the mode to create it with, undefined for a new file's (history.ts: a memory an undo or a
+   * restore brings back gets the mode it had when it was taken away).
+   */
+  createMode?: (abs: string) => Promise<number | undefined>;
 }
 /** A root whose writes are being noted, and what was written. */
 interface WriteLog extends NotedWrites {
@@ -57,9 +68,21 @@ function noteCreated(root: string, rel: string): void {
   for (const log of writeLogs.getStore() ?? []) if (log.root === resolved && !log.created.includes(rel)) log.created.push(rel);
 }
 
-/** Notes (see noteWrites) that the file at `abs` is about to be written, removed or renamed. */
-function noteFile(abs: string): void {
-  for (const log of writeLogs.getStore() ?? []) log.files.add(abs);
+/** Notes (see noteWrites) that the file at `abs` (`target`: as it is now, null when absent) is about to be written, removed or renamed. */
+function noteFile(abs: string, target: Stats | null): void {
+  for (const log of writeLogs.getStore() ?? []) {
+    log.files.add(abs);
+    if (log.modes && !log.modes.has(abs)) log.modes.set(abs, target ? target.mode & 0o7777 : null);
+  }
+}
+
+/** The mode a file about to be created at `abs` gets from a noting change (see NotedWrites.createMode); undefined: a new file's. */
+async function modeOnCreate(abs: string): Promise<number | undefined> {
+  for (const log of writeLogs.getStore() ?? []) {
+    const mode = await log.createMode?.(abs);
+    if (mode !== undefined) return mode;
+  }
+  return undefined;
 }
 
 /** What to write at `abs` once every noting change has been told (see NotedWrites.beforeWrite). */
@@ -196,7 +219,7 @@ export async function writeFileAtomic(
     assertRegularFile(c, rel);
     const data = await toldBeforeWrite(c.abs, given);
     await ensureParentDirs(root, c, rel);
-    const mode = opts.mode ?? (c.target ? c.target.mode & 0o7777 : undefined);
+    const mode = opts.mode ?? (c.target ? c.target.mode & 0o7777 : await modeOnCreate(c.abs));
     const tempName = `${TEMP_FILE_PREFIX}${randomBytes(8).toString('hex')}`;
     temp = path.join(where, tempName);
     const flags = fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY | (fsConstants.O_NOFOLLOW ?? 0);
@@ -220,7 +243,7 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
-    noteFile(c.abs);
+    noteFile(c.abs, c.target);
     await fs.rename(temp, c.abs);
     temp = undefined;
     await verifyOpened(c.rootReal, c.parts, created, rel, 'write');
@@ -239,7 +262,7 @@ export async function removeFileConfined(root: string, rel: string): Promise<voi
     where = path.dirname(c.abs);
     if (!c.target) throw new MemoryFileError('missing', rel, `Cannot delete ${rel}: it does not exist`);
     assertRegularFile(c, rel);
-    noteFile(c.abs);
+    noteFile(c.abs, c.target);
     await fs.unlink(c.abs);
     await syncFolder(where);
   } catch (err) {
@@ -268,8 +291,8 @@ export async function renameConfined(root: string, from: string, to: string): Pr
       throw new MemoryFileError('exists', to, `Cannot rename ${from} to ${to}: ${to} already exists`);
     }
     await ensureParentDirs(root, dst, to);
-    noteFile(src.abs);
-    noteFile(dst.abs);
+    noteFile(src.abs, src.target);
+    noteFile(dst.abs, dst.target);
     if (caseOnly) {
       // Same file under another letter case (case-insensitive file system): a plain rename.
       await fs.rename(src.abs, dst.abs);

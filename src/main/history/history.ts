@@ -20,10 +20,11 @@ import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { changedFiles, git, gitBlob, gitBlobs, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog, toEntry } from './log-format.js';
-import type { BroughtBack, HistoryEntry, LoggedEntry } from './log-format.js';
+import type { BroughtBack, HistoryEntry, LoggedEntry, TakenMode } from './log-format.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 import { refuseUndoneImport } from './imports.js';
 import { putBackChange, removeEmptyFolders } from './put-back.js';
+import { modeWhenTakenAway, takenModes } from './modes.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { mergeLines } from '../../shared/line-merge.js';
 import { parseIndex } from '../../shared/index-format.js';
@@ -138,6 +139,8 @@ export async function recordSnapshot(
     createdFolders?: readonly string[];
     broughtBack?: readonly BroughtBack[];
     paths?: readonly string[];
+    /** The files the change took away, with their modes then (modes.ts). */
+    modes?: readonly TakenMode[];
   },
 ): Promise<HistoryEntry | null> {
   const source = checkSource(opts.source);
@@ -167,7 +170,7 @@ export async function recordSnapshot(
         // A merge: the staged tree with both parents (git commit cannot take a second parent without a merge in progress).
         const tree = (await git(repo, ['write-tree'], locked)).stdout.trim();
         const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-p', opts.secondParent, '-F', '-'], {
-          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack, opts.turn),
+          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack, opts.turn, opts.modes),
           env: await monotonicDate(repo),
         });
         await git(repo, ['update-ref', 'HEAD', made.stdout.trim()], locked);
@@ -175,7 +178,7 @@ export async function recordSnapshot(
         const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
           ...locked,
           okCodes: [1],
-          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack, opts.turn),
+          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack, opts.turn, opts.modes),
           env: await monotonicDate(repo),
         });
         // Exit 1 is git's "nothing to commit" (status saw a change that staging cancelled out).
@@ -446,9 +449,13 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       // What this change writes: its files (only these are its entry's, its undo's and its put-back's;
       // another program writing meanwhile is not the change) and the folders it creates (kept in
       // its entry so that undoing it takes them away again).
-      const noted: NotedWrites = { created: [], files: new Set() };
+      const noted: NotedWrites = { created: [], files: new Set(), modes: new Map() };
       const state: ChangeState = { active: true, notes: [], dataDir, noted, opening };
       noted.beforeWrite = keepingOthersIndexLines(memoryDir, state);
+      // An undo or a restore brings a memory back with the mode it had when it was taken away (modes.ts).
+      const repo = await openShadowRepo(memoryDir, dataDir);
+      if (repo && opts.source === 'restore') noted.createMode = modeWhenTakenAway(repo);
+      const modes = async () => (repo ? await takenModes(repo.workTree, noted).catch(() => []) : []);
       const createdFolders = noted.created;
       let result: T;
       try {
@@ -461,7 +468,7 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
         // anything left unrecorded up as `external`.
         const broughtBack = opts.broughtBack?.() ?? [];
         await recordOthersMeanwhile(memoryDir, dataDir, noted.files)
-          .then((paths) =>
+          .then(async (paths) =>
             recordSnapshot(memoryDir, {
               ...opts,
               dataDir,
@@ -469,6 +476,7 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
               createdFolders,
               broughtBack,
               paths,
+              modes: await modes(),
             }),
           )
           .catch(() => undefined);
@@ -487,6 +495,7 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
           createdFolders,
           broughtBack: opts.broughtBack?.() ?? [],
           paths,
+          modes: await modes(),
         });
       })().catch(async (err: unknown) => {
         // History could not keep it (its disk is full): a change History does not hold would

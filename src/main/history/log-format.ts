@@ -57,7 +57,15 @@ const CREATED_TRAILER = 'Memdir-Created-Folder';
 const BROUGHT_BACK_TRAILER = 'Memdir-Brought-Back';
 /** The turn of a merge (relink, import, their undo) whose step this entry is: what putting that turn back undoes, and nothing else. */
 const TURN_TRAILER = 'Memdir-Turn';
-const OWN_TRAILERS = [TRAILER, CREATED_TRAILER, BROUGHT_BACK_TRAILER, TURN_TRAILER];
+/** One per file the change took away (deleted, renamed away) whose permission bits were not a new file's, as JSON: git keeps no modes but 755. */
+export const MODE_TRAILER = 'Memdir-Mode';
+const OWN_TRAILERS = [TRAILER, CREATED_TRAILER, BROUGHT_BACK_TRAILER, TURN_TRAILER, MODE_TRAILER];
+
+/** A file a change took away, with its permission bits then (see MODE_TRAILER). */
+export interface TakenMode {
+  path: string;
+  mode: number;
+}
 
 /** `git log` arguments producing what `parseLog` reads (use with `-z --name-status`). */
 export const LOG_FORMAT = '--format=%x1e%H%x1f%cI%x1f%P%x1f%B%x1f';
@@ -81,6 +89,7 @@ export function formatMessage(
   createdFolders: readonly string[] = [],
   broughtBack: readonly BroughtBack[] = [],
   turn: string | null = null,
+  modes: readonly TakenMode[] = [],
 ): string {
   const cleanBody = (body ?? '')
     .replace(CONTROL, '')
@@ -94,8 +103,9 @@ export function formatMessage(
     .join('');
   // JSON escapes every control character, so each stays one line.
   const back = broughtBack.map((b) => `${BROUGHT_BACK_TRAILER}: ${JSON.stringify({ rev: b.rev, path: b.path, as: b.as })}\n`).join('');
+  const taken = modes.map((m) => `${MODE_TRAILER}: ${JSON.stringify({ path: m.path, mode: m.mode.toString(8) })}\n`).join('');
   const step = turn !== null && /^[A-Za-z0-9-]{1,80}$/.test(turn) ? `${TURN_TRAILER}: ${turn}\n` : '';
-  return `${cleanSummary(summary)}\n\n${cleanBody ? `${cleanBody}\n\n` : ''}${created}${back}${step}${TRAILER}: ${source}\n`;
+  return `${cleanSummary(summary)}\n\n${cleanBody ? `${cleanBody}\n\n` : ''}${created}${back}${taken}${step}${TRAILER}: ${source}\n`;
 }
 
 /** The memories a commit message says its undo anyway brought back (see formatMessage); a trailer that does not read is skipped. */
@@ -110,6 +120,19 @@ function parseBroughtBack(message: string): BroughtBack[] {
     }
   }
   return found;
+}
+
+/** The mode a commit message says `file` had when its change took it away (see MODE_TRAILER); undefined when it says none. */
+export function parseTakenMode(message: string, file: string): number | undefined {
+  for (const m of message.matchAll(new RegExp(`^${MODE_TRAILER}:[ \\t]*(\\{.*\\})[ \\t]*$`, 'gm'))) {
+    try {
+      const t = JSON.parse(m[1]!) as { path?: unknown; mode?: unknown };
+      if (t.path === file && typeof t.mode === 'string' && /^[0-7]{1,4}$/.test(t.mode)) return Number.parseInt(t.mode, 8);
+    } catch {
+      // Not one we wrote.
+    }
+  }
+  return undefined;
 }
 
 /** The folders a commit message says its change created (see formatMessage). */

@@ -39,7 +39,11 @@ export async function putBackChange(memoryDir: string, dataDir: string, noted: N
       if (!before.has(rel)) await removeFileConfined(memoryDir, rel).catch((err: unknown) => ignoreMissing(err));
     }
     const blobs = await gitBlobs(repo, [...before.values()]);
-    for (const [rel, oid] of before) await writeFileAtomic(memoryDir, rel, blobs.get(oid)!);
+    // Each with the mode it had before the change (a file the change took away too: modes.ts).
+    for (const [rel, oid] of before) {
+      const mode = noted.modes?.get(path.join(repo.workTree, rel)) ?? undefined;
+      await writeFileAtomic(memoryDir, rel, blobs.get(oid)!, mode !== undefined ? { mode } : {});
+    }
   }
   await removeEmptyFolders(memoryDir, noted.created);
 }
