@@ -288,7 +288,8 @@ export function newPointerPlace(index: ParsedIndex): number {
 export function insertIndexLine(index: ParsedIndex, at: number, raw: string): ParsedIndex {
   const lines = [...index.lines];
   lines.splice(Math.max(0, Math.min(at, lines.length)), 0, classify(raw, 0));
-  return { ...index, lines: renumber(lines), finalNewline: true };
+  // The index's own ending kept (a restore putting a line back mid-file left one that had no final newline with one); a new index ends its line.
+  return { ...index, lines: renumber(lines), finalNewline: index.finalNewline || index.lines.length === 0 };
 }
 
 /** Add a pointer where new pointers go ({@link newPointerPlace}). */

@@ -166,6 +166,16 @@ describe('undo brings the folder back byte for byte, modes too', () => {
           })
         ).rev,
     ));
+  it('a delete, then History restoring the memory as it was', async () => {
+    const dir = await project();
+    await call('projects.list', {});
+    const before = await snap(dir);
+    const { rev } = await call<{ rev: string }>('memories.delete', { dir, scope: 'private', file: 'a.md' });
+    const hist = await call<{ entries: { rev: string }[] }>('history.list', { dir });
+    const parent = hist.entries.find((e) => e.rev !== rev)!.rev;
+    await call('history.restore', { dir, rev: parent, file: 'a.md' });
+    expect(await snap(dir)).toEqual(before);
+  });
   it('a delete and a rename, then History restoring everything as it was', async () => {
     const dir = await project();
     await call('projects.list', {});
