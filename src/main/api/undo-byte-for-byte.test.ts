@@ -229,4 +229,22 @@ describe('undo brings the folder back byte for byte, modes too', () => {
     expect(a.ok).toBe(false);
     expect(await fs.readFile(path.join(mem(dir), 'c.md'), 'utf8')).toContain('CC later');
   });
+  it("a merge of one project's memory into another: each memory keeps its mode where it lands, and the merge's undo puts both folders back", async () => {
+    const [from, into] = ['-w-merge-from', '-w-merge-into'];
+    await fs.mkdir(mem(from), { recursive: true });
+    await fs.mkdir(mem(into), { recursive: true });
+    await fs.writeFile(path.join(mem(from), 'MEMORY.md'), `${BOM}- [Alpha](a.md) — alpha hook\r\n- [Same](same.md) — same`);
+    await fs.writeFile(path.join(mem(from), 'a.md'), topicCrlf('Alpha', 'alpha hook', 'user', 'Alpha body'), { mode: 0o600 });
+    await fs.chmod(path.join(mem(from), 'a.md'), 0o600);
+    await fs.writeFile(path.join(mem(from), 'same.md'), topic('Same', 'same', 'user', 'from side\n'));
+    await fs.writeFile(path.join(mem(into), 'MEMORY.md'), '- [Beta](b.md) — beta\n- [Same](same.md) — same\n');
+    await fs.writeFile(path.join(mem(into), 'b.md'), topic('Beta', 'beta', 'user', 'into\n'));
+    await fs.writeFile(path.join(mem(into), 'same.md'), topic('Same', 'same', 'user', 'into side\n'));
+    await call('projects.list', {});
+    const before = [await snap(from), await snap(into)];
+    const merge = await call<{ id: string }>('identity.merge', { from, into, force: true });
+    expect((await snap(into))['a.md']).toBe(before[0]!['a.md']);
+    await call('identity.undo', { id: merge.id });
+    expect([await snap(from), await snap(into)]).toEqual(before);
+  });
 });

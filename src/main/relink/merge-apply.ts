@@ -142,6 +142,7 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
       for (const [toRoot, group] of groupBy(areas, (a) => a.toRoot)) {
         at = toRoot;
         const writes: StepWrite[] = [];
+        const modes = new Map<string, number>();
         const { entry } = await transact(toRoot, { ...step, summary: options.summaryTo }, async () => {
           for (const area of group) {
             // Planned again under the lock: the target may have changed since the preview.
@@ -162,6 +163,10 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
             for (const file of plan.add) {
               const bytes = file === INDEX_FILE ? Buffer.from(plan.index ?? '', 'utf8') : area.source.get(file)!;
               writes.push({ file: area.prefix + file, before: await readBytesOrNull(toRoot, area.prefix + file), after: bytes });
+              // A memory lands with the mode it had (one readable by its owner alone stays so).
+              const was =
+                file === INDEX_FILE || area.fromRoot === null ? null : await fs.promises.lstat(path.join(area.fromRoot, area.prefix + file)).catch(() => null);
+              if (was?.isFile()) modes.set(area.prefix + file, was.mode & 0o7777);
               came.add(file);
             }
             if (plan.index !== null && !plan.add.includes(INDEX_FILE))
@@ -179,7 +184,10 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
           await journal.plan(toRoot, writes);
           // Every area of a group has this toRoot, so the folder it must stay within is theirs alike.
           const within = group[0]!.within;
-          for (const w of writes) await writeFileAtomic(toRoot, w.file, w.after!, { within });
+          for (const w of writes) {
+            const mode = w.before === null ? modes.get(w.file) : undefined;
+            await writeFileAtomic(toRoot, w.file, w.after!, { within, ...(mode !== undefined ? { mode } : {}) });
+          }
         });
         if (entry) touched.push({ memoryDir: toRoot, rev: entry.rev, files: writes.map((w) => w.file) });
       }
