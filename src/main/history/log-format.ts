@@ -122,17 +122,19 @@ function parseBroughtBack(message: string): BroughtBack[] {
   return found;
 }
 
-/** The mode a commit message says `file` had when its change took it away (see MODE_TRAILER); undefined when it says none. */
-export function parseTakenMode(message: string, file: string): number | undefined {
+/** The modes a commit message says its change's files had when it took them away (see MODE_TRAILER), by path; a trailer that does not read is skipped. */
+export function parseTakenModes(message: string): Map<string, number> {
+  const found = new Map<string, number>();
+  if (!message.includes(`${MODE_TRAILER}:`)) return found;
   for (const m of message.matchAll(new RegExp(`^${MODE_TRAILER}:[ \\t]*(\\{.*\\})[ \\t]*$`, 'gm'))) {
     try {
       const t = JSON.parse(m[1]!) as { path?: unknown; mode?: unknown };
-      if (t.path === file && typeof t.mode === 'string' && /^[0-7]{1,4}$/.test(t.mode)) return Number.parseInt(t.mode, 8);
+      if (typeof t.path === 'string' && typeof t.mode === 'string' && /^[0-7]{1,4}$/.test(t.mode)) found.set(t.path, Number.parseInt(t.mode, 8));
     } catch {
       // Not one we wrote.
     }
   }
-  return undefined;
+  return found;
 }
 
 /** The folders a commit message says its change created (see formatMessage). */

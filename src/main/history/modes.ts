@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { NotedWrites } from '../core/safe-fs.js';
 import { git, type ShadowRepo } from './git.js';
-import { MODE_TRAILER, parseTakenMode, type TakenMode } from './log-format.js';
+import { MODE_TRAILER, parseTakenModes, type TakenMode } from './log-format.js';
 
 /** The permission bits a file Memdir creates gets: 0666 less the umask. */
 function newFileMode(): number {
@@ -38,21 +38,34 @@ export async function takenModes(workTree: string, noted: NotedWrites): Promise<
 /**
  * For a change that brings files back (an undo, a restore): the mode of the file at an absolute
  * path, as the newest entry that took it away recorded it; undefined when none did (a new file's).
- * The history is asked once whether any entry recorded a mode at all, so a person who never
- * changed one pays one git run per change.
+ * Read once per change, with one git run over the entries that took files away (an undo of a bulk
+ * delete brings back thousands) — and none of that when no entry ever recorded a mode.
  */
 export function modeWhenTakenAway(repo: ShadowRepo): (abs: string) => Promise<number | undefined> {
-  let any: Promise<boolean> | undefined;
+  let taken: Promise<Map<string, number | undefined>> | undefined;
   return async (abs) => {
     const rel = path.relative(repo.workTree, abs);
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
-    any ??= git(repo, ['log', '-1', '--format=%H', `--grep=^${MODE_TRAILER}:`], { okCodes: [128] }).then((r) => r.code === 0 && r.stdout.trim() !== '');
-    if (!(await any)) return undefined;
-    const file = rel.split(path.sep).join('/');
-    // Path-limited, a rename away shows as the file deleted.
-    const out = await git(repo, ['log', '-1', '--first-parent', '--no-renames', '--diff-filter=D', '--format=%B', '--', file], {
-      env: { GIT_LITERAL_PATHSPECS: '1' },
-    });
-    return parseTakenMode(out.stdout, file);
+    taken ??= lastTakenModes(repo);
+    return (await taken).get(rel.split(path.sep).join('/'));
   };
+}
+
+/** Each file some entry took away, with the mode the newest such entry recorded for it (undefined: none). */
+async function lastTakenModes(repo: ShadowRepo): Promise<Map<string, number | undefined>> {
+  const found = new Map<string, number | undefined>();
+  const any = await git(repo, ['log', '-1', '--format=%H', `--grep=^${MODE_TRAILER}:`], { okCodes: [128] });
+  if (any.code !== 0 || any.stdout.trim() === '') return found;
+  // Newest first; without rename detection a rename away is its old name deleted.
+  const out = await git(repo, ['log', '--first-parent', '--no-renames', '--diff-filter=D', '-z', '--name-status', '--format=%x1e%B%x1f']);
+  for (const record of out.stdout.split('\x1e').slice(1)) {
+    const [message = '', rest = ''] = record.split('\x1f');
+    const tokens = rest.replace(/^\0/, '').replace(/^\n/, '').split('\0');
+    const modes = parseTakenModes(message);
+    for (let i = 0; i + 1 < tokens.length; i += 2) {
+      const file = tokens[i + 1]!;
+      if (tokens[i] === 'D' && !found.has(file)) found.set(file, modes.get(file));
+    }
+  }
+  return found;
 }
