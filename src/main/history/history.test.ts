@@ -177,6 +177,38 @@ describe('recording', () => {
     expect(await broughtBackSince(mem, deleted!.rev, { dataDir })).toEqual([{ entry, path: 'a.md', as: 'b.md' }]);
   });
 
+  it('brings a memory back with the mode it had when it was last taken away, which a body cannot spoof', async () => {
+    const mode = async (file: string) => ((await fs.stat(path.join(mem, file))).mode & 0o777).toString(8);
+    const { entry: added } = await edit('Add a, b', async () => {
+      await writeFileAtomic(mem, 'a.md', 'a\n', { mode: 0o600 });
+      await writeFileAtomic(mem, 'b.md', 'b\n', { mode: 0o640 });
+    });
+    await edit('Delete a, b', async () => {
+      await removeFileConfined(mem, 'a.md');
+      await removeFileConfined(mem, 'b.md');
+    });
+    // A job's words holding the trailer's line are not taken for it.
+    const spoof = `Memdir-Mode: ${JSON.stringify({ path: 'c.md', mode: '777' })}`;
+    await transact(mem, { source: 'dream', summary: 'Dream', body: `Consolidated.\n${spoof}`, dataDir }, () => writeFileAtomic(mem, 'c.md', 'c\n'));
+    await edit('Delete c', () => removeFileConfined(mem, 'c.md'));
+    await restoreFromHistory(mem, added!.rev, { dataDir });
+    expect([await mode('a.md'), await mode('b.md')]).toEqual(['600', '640']);
+    expect(await fs.stat(path.join(mem, 'c.md')).catch(() => null)).toBeNull();
+    await edit('Add c', () => writeFileAtomic(mem, 'c.md', 'c\n'));
+    await edit('Delete c', () => removeFileConfined(mem, 'c.md'));
+    const [addC] = (await listHistory(mem, { dataDir, file: 'c.md' })).filter((e) => e.summary === 'Add c');
+    await restoreFromHistory(mem, addC!.rev, { dataDir, file: 'c.md' });
+    expect(await mode('c.md')).toBe((0o666 & ~process.umask()).toString(8));
+    // Taken away as 0600 once, then written again and taken away as a new file's: it comes back as the newest.
+    await fs.chmod(path.join(mem, 'a.md'), 0o644);
+    await edit('Delete a', () => removeFileConfined(mem, 'a.md'));
+    const [lastA] = await listHistory(mem, { dataDir, file: 'a.md', limit: 2 });
+    expect(lastA!.summary).toBe('Delete a');
+    const before = (await listHistory(mem, { dataDir, file: 'a.md' }))[1]!;
+    await restoreFromHistory(mem, before.rev, { dataDir, file: 'a.md' });
+    expect(await mode('a.md')).toBe('644');
+  });
+
   it('records renames as renames', async () => {
     await edit('Create', () => writeFileAtomic(mem, 'a.md', 'some memory text\n'));
     const { entry } = await edit('Rename', () => renameConfined(mem, 'a.md', 'team/a.md'));
