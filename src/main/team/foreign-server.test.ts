@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionStore } from './connections.js';
 import { connectTeam } from './connect-team.js';
 import { FileCredentialStore } from '../settings/index.js';
-import { makeClient } from './test-support/team-fixture.js';
+import { makeClient, startTestServer } from './test-support/team-fixture.js';
+import { openSqliteStore } from '../../server/sqlite-store.js';
 
 const TOKEN = `mdt_${'0'.repeat(16)}_${'A'.repeat(43)}`;
 let root: string;
@@ -157,5 +158,38 @@ describe("the server's own words, quoted back", () => {
     ).catch((e: unknown) => e as Error);
     expect((error as Error).message).toMatch(/^The sync server/);
     expect((error as Error).message).not.toContain(token);
+  });
+});
+
+describe('a real Memdir server at an address with a path after it (http://host:port/v1)', () => {
+  it('connect names the address, not the team: every path there is unknown, the team included', async () => {
+    const store = await openSqliteStore(path.join(root, 'path-prefix.sqlite'));
+    const server = await startTestServer(store, 1);
+    try {
+      for (const suffix of ['/v1', '/memdir/']) {
+        const dataDir = path.join(root, `path-prefix-${suffix.length}`);
+        const connections = new ConnectionStore(dataDir);
+        const credentials = new FileCredentialStore(dataDir);
+        const error = await connectTeam(
+          {
+            memoryDir: path.join(root, `path-prefix-home-${suffix.length}`, 'projects', '-work-app', 'memory'),
+            dir: '-work-app',
+            server: server.url + suffix,
+            team: 'platform',
+            token: server.tokens[0]!,
+            allowHttp: true,
+          },
+          { connections, credentials },
+        ).catch((e: unknown) => e as Error);
+        // The team and token are right: the sentence must not send the user to check them.
+        expect((error as Error).message).not.toMatch(/no team|team name is wrong|another team/);
+        expect((error as Error).message).toMatch(/check the address/);
+        expect(await connections.list()).toEqual([]);
+        expect(await credentials.list()).toEqual([]);
+      }
+    } finally {
+      await server.server.close();
+      await store.close();
+    }
   });
 });

@@ -417,6 +417,15 @@ export class TeamClient implements SpaceClient {
   /** Who the token belongs to (GET /v1/me): connect checks the team (or the personal scope) with it. */
   async me(opts: { signal?: AbortSignal } = {}): Promise<MeResponse> {
     const r = await this.request('GET', '/v1/me', { limit: ERROR_BODY_LIMIT, signal: opts.signal });
+    // /v1/me is there for every token on a Memdir server's own address, whatever its team: a 404
+    // in the protocol's form means a server reached at a path it does not serve (`…/v1`, say),
+    // never a wrong team — the user is sent to the address, not to the team name or the token.
+    if (r.status === 404 && (await this.errorBody(r.bytes)))
+      throw new TeamClientError(
+        'bad-response',
+        `${this.base} answers as a Memdir sync server but serves nothing at that path: check the address (the server's own, with no path after it, e.g. ${new URL(this.base).origin}). Memdir pulled, pushed and stored nothing.`,
+        404,
+      );
     if (r.status !== 200) throw await this.failure(r.status, r.headers, r.bytes);
     return this.parseJson(r.bytes, meResponseSchema, 'answer to /v1/me');
   }
