@@ -251,7 +251,7 @@ export const personalStatusCommand: CommandSpec = {
   options: { project: optionalProjectOption, home: homeOption, json: jsonOption },
   details: `Looks only at this machine (no request to the server).
 JSON: {"connected": bool, "account": {"server", "user", "member", "tokenId", "keyId", "connectedAt"} | null,
-  "projects": [{"dir", "memoryDir", "identity", "projectId", "lastPullAt", "lastPushAt", "version", "files",
+  "projects": [{"dir", "memoryDir", "identity", "projectId", "lastPullAt", "lastPushAt", "version", "lastError" | null, "files",
   "waiting": [{"key", "reason", "detail"}], "conflicts": [{"id", "key", "createdAt", …}]}]}
 Exit codes: 0 in step (or not connected; a claude-code-store item alone included), 1 conflicts or files held back, 2 error.`,
   async run({ values, io }) {

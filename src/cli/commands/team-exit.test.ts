@@ -65,6 +65,19 @@ describe('team exit codes', () => {
     expect(again.code).toBe(2);
     expect(again.err).toMatch(/^memdir team sync: /m);
   });
+
+  it('status says the last sync failed, and why, until one gets through (as the Team sync tab of the app does)', async () => {
+    await fs.writeFile(path.join(home, 'projects', '-work-app', 'memory', 'team', 'project_api.md'), 'v2 on 2026-04-01.\n');
+    const connected = await connect({ kind: 'refuse-push', status: 500, body: { error: 'internal', message: 'boom' } });
+    expect(connected.code).toBe(2);
+    const said = JSON.parse(connected.out).sync.error.message as string;
+    const text = await memdir(['team', 'status', '--project', '-work-app', '--home', home]);
+    expect(text.out).toContain(`Last sync failed: ${said}`);
+    expect(text.out).not.toContain('Everything here is on the server');
+    expect(text.code).toBe(1);
+    const json = JSON.parse((await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json'])).out);
+    expect(json.lastError).toMatchObject({ message: said });
+  });
 });
 
 describe('a folder Claude Code syncs itself', () => {

@@ -178,13 +178,14 @@ export const teamStatusCommand: CommandSpec = {
   options: { project: projectOption, home: homeOption, json: jsonOption },
   details: `Looks only at this machine (no request to the server); \`memdir team sync\` talks to it.
 JSON: {"project": {"dir", "memoryDir"}, "connected": bool, "connection": {…} | null, "lastPullAt",
-  "lastPushAt", "version", "files", "waiting": [{"key", "reason", "detail"}],
+  "lastPushAt", "version", "lastError": {"code", "message", "at"} | null, "files", "waiting": [{"key", "reason", "detail"}],
   "conflicts": [{"id", "key", "createdAt", "localSha", "serverSha", "serverUpdatedBy", "localRev", …}]}
 "reason" is one of pending, secret, invalid-key, too-large, not-utf8, binary, symlink, hardlink, not-a-file,
 too-deep, server-moved, refused, user-memory (a "user" memory in team/: never uploaded), claude-code-store (a folder
 Claude Code syncs itself with a memory store: its .memory-sync file is there; left to it, both ways; key "." is the
-whole team folder). Exit codes: 0 in step (a claude-code-store folder alone included: it stays listed in "waiting"),
-1 conflicts or files held back, 2 error.`,
+whole team folder). "lastError": the last sync's failure, by this process or another (the app), null once one
+gets through. Exit codes: 0 in step (a claude-code-store folder alone included: it stays listed in "waiting"),
+1 conflicts, files held back or the last sync failed, 2 error.`,
   async run({ values, io }) {
     const loc = await locate(values, io);
     const dataDir = dataDirOf(io);
@@ -206,9 +207,10 @@ whole team folder). Exit codes: 0 in step (a claude-code-store folder alone incl
       );
       for (const w of inspected.waiting) io.out(`${w.reason === 'pending' ? 'Waiting' : 'Held back'}: ${waitingItemName(w, 'team/')} — ${w.detail}\n`);
       for (const c of inspected.conflicts) io.out(`Conflict ${c.id}: team/${c.key} (server version by ${c.serverUpdatedBy ?? '?'}; yours is kept).\n`);
-      if (inspected.waiting.length === 0 && inspected.conflicts.length === 0) io.out('Everything here is on the server.\n');
+      if (inspected.lastError) io.out(`Last sync failed: ${inspected.lastError.message} (${inspected.lastError.at}; \`memdir team sync\` tries again).\n`);
+      else if (inspected.waiting.length === 0 && inspected.conflicts.length === 0) io.out('Everything here is on the server.\n');
     }
-    return inspected.conflicts.length > 0 || blocked.length > 0 ? EXIT_PROBLEMS : EXIT_OK;
+    return inspected.conflicts.length > 0 || blocked.length > 0 || inspected.lastError ? EXIT_PROBLEMS : EXIT_OK;
   },
 };
 

@@ -26,7 +26,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
-import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
+import { type TeamConflict, syncErrorSchema, teamConflictSchema } from '../../shared/contract/team.js';
 import { isProtocolEtag } from '../../shared/protocol/sync.js';
 import { acquireOwnedLock } from '../core/memory-lock.js';
 import { writeDataFile } from '../core/safe-fs.js';
@@ -58,6 +58,8 @@ export const syncStateSchema = z.object({
     .transform((etag) => (isProtocolEtag(etag) ? etag : null)),
   /** Keys pushed since the server was last seen holding them, with the hash pushed (see the file comment). */
   pushed: z.record(z.string(), sha).default({}),
+  /** The last sync's error, null once one gets through: `memdir team|personal status` (another process) says it as the app does. */
+  lastError: syncErrorSchema.nullable().default(null),
 });
 export type SyncState = z.infer<typeof syncStateSchema>;
 
@@ -77,6 +79,7 @@ export function emptyState(): SyncState {
     lostPush: null,
     seen: null,
     pushed: {},
+    lastError: null,
   };
 }
 

@@ -90,6 +90,8 @@ export class TeamSync {
   static async open(options: TeamSyncOptions): Promise<TeamSync> {
     const sync = new TeamSync(options);
     await sync.e.reload();
+    // A sync that failed in another process (the CLI, an earlier run of the app) is still the last word.
+    sync.lastError = sync.e.state.lastError;
     return sync;
   }
 
@@ -236,9 +238,18 @@ export class TeamSync {
       // again, or kept as a conflict, listed on its own); a later one that finds it in step ends it.
       if (report.pull.wentBack === null) await e.resolveTopic(e.topic('went-back'), 'a later sync found the server in step');
       this.lastError = null;
+      if (e.state.lastError) {
+        e.state.lastError = null;
+        e.dirty = true;
+      }
     } catch (error) {
       report.error = this.asSyncError(error);
       this.lastError = report.error;
+      // Kept for the status of any process (a cancelled sync failed nothing: the next one runs as usual).
+      if (report.error.code !== 'cancelled') {
+        e.state.lastError = report.error;
+        e.dirty = true;
+      }
       // What still waits, from the files: the push may not have got to say it (server down, slow, refused).
       if (report.error.code !== 'unsafe-team-dir' && report.error.code !== 'cancelled')
         report.waiting = (await this.waitingFromFiles().catch(() => null))?.waiting ?? report.waiting;
@@ -280,6 +291,7 @@ export class TeamSync {
     lastPullAt: string | null;
     lastPushAt: string | null;
     version: number | null;
+    lastError: SyncError | null;
   }> {
     const e = this.e;
     // Conflicts as they may be shown: a secret in a key masked (shownConflict).
@@ -297,6 +309,7 @@ export class TeamSync {
       lastPullAt: e.state.lastPullAt,
       lastPushAt: e.state.lastPushAt,
       version: e.state.etag ? (parseEtag(e.state.etag)?.version ?? null) : null,
+      lastError: e.state.lastError,
     });
     // A sync is running: answer from memory rather than wait for it (the view shows "syncing").
     if (this.running) return snapshot(this.lastFiles, this.lastReport?.waiting ?? []);
