@@ -71,8 +71,9 @@ describe('team exit codes', () => {
     const connected = await connect({ kind: 'refuse-push', status: 500, body: { error: 'internal', message: 'boom' } });
     expect(connected.code).toBe(2);
     const said = JSON.parse(connected.out).sync.error.message as string;
+    const { at } = JSON.parse(connected.out).sync.error as { at: string };
     const text = await memdir(['team', 'status', '--project', '-work-app', '--home', home]);
-    expect(text.out).toContain(`Last sync failed: ${said}`);
+    expect(text.out).toContain(`Last sync failed (${at}): ${said}`);
     expect(text.out).not.toContain('Everything here is on the server');
     expect(text.code).toBe(1);
     const json = JSON.parse((await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json'])).out);
