@@ -127,7 +127,7 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [{"path", "stat
     else {
       io.out(
         entry
-          ? `Restored ${file ?? 'the memory directory'} to ${rev} (${plural(entry.files.length, 'file')} changed; undo with: memdir undo ${positionals[0]} ${entry.rev.slice(0, 10)}).\n`
+          ? `Restored ${file ?? 'the memory directory'}${file && as ? ` as ${as}` : ''} to ${rev} (${plural(entry.files.length, 'file')} changed; undo with: memdir undo ${positionals[0]} ${entry.rev.slice(0, 10)}).\n`
           : 'Nothing to restore: it is already that way.\n',
       );
       for (const note of notes) io.out(`${note}\n`);
