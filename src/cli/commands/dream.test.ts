@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { type DreamFixture, createDreamFixture, topic } from '../../main/dream/t
 import { type FakeAnthropic, startFakeAnthropic } from '../../main/llm/test-support/fake-anthropic.js';
 import { CREDENTIAL_NAMES, FileCredentialStore } from '../../main/settings/credentials.js';
 import { runCli } from '../main.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
 
 let fx: DreamFixture;
 let env: NodeJS.ProcessEnv;
@@ -95,6 +97,55 @@ describe('memdir dream', () => {
     expect(open.code).toBe(0);
     expect(open.out).toContain('Memdir may dream it now.');
     expect(open.out).toContain('Claude Code itself: does not dream it.');
+  });
+
+  it('transcripts whose recorded cwd is not their folder (a moved or copied project) give one answer: dream status, extract and the version agree', async () => {
+    // A real transcript (claude-code-log's session_b: version 1.0.0, cwd /tmp) copied into this project's folder from
+    // another machine: the cwd it records names a directory that is not this folder's. Claude Code, launched in the
+    // directory this folder is named after, counts and resumes it by its folder (R-DREAM-GATE, R-LAYOUT).
+    const source = await fs.readFile('/work/shared/fixtures/transcripts/claude-code-log/session_b.jsonl', 'utf8');
+    const copied = source.replaceAll('"cwd": "/tmp"', '"cwd": "/Users/alex/code/old-name"');
+    expect(copied).toContain('/Users/alex/code/old-name');
+    for (const id of ['0b6f1c1e-8a0e-4d2b-9b7e-000000000001', '0b6f1c1e-8a0e-4d2b-9b7e-000000000002'])
+      await fs.writeFile(path.join(fx.projectDir, `${id}.jsonl`), copied);
+    const status = (await cli('dream', 'status', '--project', fx.dir, '--json')).json() as {
+      gates: { name: string; value: number | null }[];
+      claudeCode: { version: string | null; reason: string };
+    };
+    expect(status.gates.find((g) => g.name === 'sessions')?.value).toBe(2);
+    expect(status.claudeCode.version).toBe('1.0.0');
+    expect(status.claudeCode.reason).not.toContain('no transcript names a version');
+    const extract = await cli('extract', '--project', fx.dir, '--offline', '--dry-run', '--json');
+    expect(extract.code).toBe(0);
+    expect((extract.json().transcripts as { path: string }[]).map((t) => path.basename(t.path)).sort()).toEqual([
+      '0b6f1c1e-8a0e-4d2b-9b7e-000000000001.jsonl',
+      '0b6f1c1e-8a0e-4d2b-9b7e-000000000002.jsonl',
+    ]);
+  });
+
+  it("a memory whose folder's sessions read another memory (older tools wrote it) has no sessions: status counts none, extract says where they go", async () => {
+    // Sessions launched in repo/sub read repo's memory (R-KEY, R-LAYOUT); an older tool left a memory in sub's folder.
+    const repo = path.join(fx.root, 'repo');
+    await fs.mkdir(path.join(repo, 'sub'), { recursive: true });
+    execFileSync('git', ['init', '-q', repo], { stdio: 'pipe' });
+    const subFolder = path.join(fx.home, 'projects', sanitizeDirName(path.join(repo, 'sub')));
+    await fs.mkdir(path.join(subFolder, 'memory'), { recursive: true });
+    await fs.writeFile(path.join(subFolder, 'memory', 'user_me.md'), topic({ name: 'Me', description: 'Backend', type: 'user' }, 'Go.'));
+    const source = await fs.readFile('/work/shared/fixtures/transcripts/claude-code-log/session_b.jsonl', 'utf8');
+    await fs.writeFile(
+      path.join(subFolder, '0b6f1c1e-8a0e-4d2b-9b7e-000000000003.jsonl'),
+      source.replaceAll('"cwd": "/tmp"', `"cwd": ${JSON.stringify(path.join(repo, 'sub'))}`),
+    );
+    const sub = sanitizeDirName(path.join(repo, 'sub'));
+    const status = (await cli('dream', 'status', '--project', sub, '--json')).json() as { gates: { name: string; value: number | null }[] };
+    expect(status.gates.find((g) => g.name === 'sessions')?.value).toBe(0);
+    const extract = await cli('extract', '--project', sub, '--offline', '--dry-run');
+    expect(extract.code).toBe(0);
+    expect(extract.out).toContain(`read projects/${sanitizeDirName(repo)}/memory instead`);
+    expect(extract.out).not.toContain('no transcripts');
+    // The repository's own project counts that session and extracts it.
+    const own = (await cli('dream', 'status', '--project', repo, '--json')).json() as { gates: { name: string; value: number | null }[] };
+    expect(own.gates.find((g) => g.name === 'sessions')?.value).toBe(1);
   });
 
   it('dreams (offline rules), prints the id and changes as JSON, and reverts by id alone', async () => {

@@ -78,7 +78,7 @@ asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C.
     const { loadAppSettings } = await import('../../main/settings/index.js');
     const { resolveProvider } = await import('../../main/llm/index.js');
     const { listTranscriptsIn } = await import('../../main/transcripts/index.js');
-    const { ExtractBusyError, ExtractPartlySavedError, extractTranscript } = await import('../../main/extract/index.js');
+    const { ExtractBusyError, ExtractPartlySavedError, extractTranscript, noSessionsToExtract } = await import('../../main/extract/index.js');
 
     const home = homeFrom(values, io);
     const dataDir = resolveDataDir(io.env);
@@ -89,10 +89,7 @@ asked about (they stay new); 2 usage or I/O error (unknown project); 130 Ctrl-C.
     if (location.transcriptDirs.length === 0) {
       if (values.json)
         printJson(io, { project: location.dir, memoryDir: location.memoryDir, mode: settings.extraction.mode, dryRun, turns: [], transcripts: [] });
-      else
-        io.out(
-          `No session to read yet: Claude Code has no transcripts for ${location.key} (no session launched there or in a directory that reads its memory), so there is nothing to extract.\n`,
-        );
+      else io.out(`${noSessionsToExtract(location)}\n`);
       return EXIT_OK;
     }
     const provider = await resolveProvider(settings, io.env, { dataDir, offline: values.offline === true });

@@ -25,6 +25,7 @@ import path from 'node:path';
 import { ExtractBusyError, type ExtractTranscriptResult, extractTranscript, isInternalProject, projectOfTranscript } from './extract-memories.js';
 import { ExtractionStore } from './extraction-store.js';
 import { ExtractPartlySavedError } from './extraction-run.js';
+import { noSessionsToExtract } from './no-sessions.js';
 
 /** What asked for a run, and how to treat a last turn without a final stop reason. */
 export interface ExtractRequest {
@@ -252,7 +253,7 @@ export class ExtractionService {
     const transcripts = (await listTranscriptsIn(location.transcriptDirs)).filter(
       (t) => t.kind === 'session' && !isInternalProject(path.basename(path.dirname(t.path)), this.deps.dataDir),
     );
-    if (transcripts.length === 0) return { started: false, jobId: null, reason: 'This project has no session transcripts yet.' };
+    if (transcripts.length === 0) return { started: false, jobId: null, reason: noSessionsToExtract(location) };
     const { job } = this.deps.jobs.start({ kind: 'extract', title: `Extract now: ${dir}`, dir, key: `extract-project:${dir}` }, async (ctx) => {
       const { mode, enabled, provider, timeoutMs } = await this.settings();
       let wrote = false;

@@ -6,5 +6,6 @@ export { ExtractBusyError, extractTranscript, isInternalProject, projectOfTransc
 export { ExtractPartlySavedError } from './extraction-run.js';
 export { ExtractionService } from './extraction-service.js';
 export { ExtractionStore } from './extraction-store.js';
+export { noSessionsToExtract } from './no-sessions.js';
 export { acceptProposal, rejectProposal } from './review-queue.js';
 export { TurnEndWatcher } from './turn-end-watcher.js';

@@ -106,6 +106,18 @@ describe('groupProjects (R-LAYOUT: transcript folders under the key of their cwd
     ]);
   });
 
+  it("keeps a folder whose transcripts record another folder's cwd (moved, copied) with its own folder, where Claude Code counts them", async () => {
+    // Copied from the repository's folder on another machine: the cwd names repo, the folder is another one.
+    const copied = path.join(home, 'projects', '-Users-alex-code-app');
+    await fs.mkdir(copied, { recursive: true });
+    await fs.copyFile(await session(repo), path.join(copied, `${SESSION}.jsonl`));
+    const groups = await groupProjects(home);
+    expect(groups.map((g) => [g.dir, g.launchFolders.map((l) => [l.folder, l.cwd])])).toEqual([
+      ['-Users-alex-code-app', [['-Users-alex-code-app', null]]],
+      [sanitizeDirName(repo), [[sanitizeDirName(repo), repo]]],
+    ]);
+  });
+
   it('sees a new launch folder on a rescan with a cache', async () => {
     const cache: GroupCache = new Map();
     await session(repo);

@@ -4,7 +4,8 @@
  * folder after the **canonical key** (R-KEY) of that directory: a session started in a
  * subdirectory or a linked worktree writes `…-sub/<session>.jsonl` while it reads
  * `…-repo/memory/`. So every transcript folder is grouped under the key of its `cwd`; it is
- * never a project of its own. A folder holding a `memory/` directory is still listed, even when
+ * never a project of its own — unless the cwd names another folder (a moved or copied project,
+ * see isLaunchDirOf): Claude Code goes by the folder, so its transcripts stay there. A folder holding a `memory/` directory is still listed, even when
  * its own sessions read another one (older tools wrote there): then `readInstead` says which.
  */
 import fs from 'node:fs';
@@ -21,7 +22,7 @@ export interface LaunchFolder {
   folder: string;
   /** `<home>/projects/<folder>`. */
   folderPath: string;
-  /** The `cwd` its newest transcripts record; null when none does. */
+  /** The `cwd` its newest transcripts record; null when none does, or when it names another folder (see isLaunchDirOf). */
   cwd: string | null;
   /** Session transcripts (`*.jsonl`) directly in it. */
   transcripts: number;
@@ -106,6 +107,21 @@ export async function keyOfLaunchDir(cwd: string, memo?: KeyWalkMemo): Promise<K
   return explainCanonicalKey(cwd, { missingOk: true, ...(memo ? { memo } : {}) }).catch(() => null);
 }
 
+/**
+ * Whether the `cwd` a transcript folder's sessions record is where they were launched: it names
+ * this folder (R-SANITIZE: Claude Code 2.1.332 writes a session into the folder of its launch
+ * directory), or its key (`keyDir`) does (the folder of the repository a subdirectory session
+ * reads, as older tools wrote). A cwd that names another folder was recorded elsewhere: the
+ * project was moved or renamed, or its transcripts copied from another machine. Claude Code goes
+ * by the folder, not the recorded cwd (a session launched in the directory the folder is named
+ * after counts these for its dream gate and resumes them), so such a folder has no known launch
+ * directory and its transcripts stay with it — the one rule the dream gate, extraction and the
+ * version line share through `ProjectLocation.transcriptDirs`.
+ */
+export function isLaunchDirOf(folder: string, cwd: string, keyDir: string): boolean {
+  return keyDir === folder || dirNameMatchesKey(folder, cwd);
+}
+
 /** Every project of a home (see the module comment), sorted by memory folder name. */
 export async function groupProjects(home: string, cache?: GroupCache): Promise<ProjectGroup[]> {
   const root = projectsRoot(home);
@@ -127,17 +143,18 @@ export async function groupProjects(home: string, cache?: GroupCache): Promise<P
     const folderPath = path.join(root, folder);
     const facts = await readFolder(folderPath, cache);
     if (facts.hasMemory) memoryFolders.push(folder);
-    if (facts.cwd === null) {
-      // Transcripts that name no launch directory stay with their own folder.
+    const cwd = facts.cwd;
+    const explanation = cwd === null ? null : await keyOfLaunchDir(cwd, memo);
+    const key = explanation?.key ?? cwd;
+    const dir = key === null ? null : dirNameForKey(key, names);
+    if (cwd === null || dir === null || !isLaunchDirOf(folder, cwd, dir)) {
+      // Transcripts that name no launch directory, or one of another folder (moved, copied), stay with their own folder.
       if (facts.transcripts > 0) group(folder).launchFolders.push({ folder, folderPath, cwd: null, transcripts: facts.transcripts, explanation: null });
       continue;
     }
-    const explanation = await keyOfLaunchDir(facts.cwd, memo);
-    const key = explanation?.key ?? facts.cwd;
-    const dir = dirNameForKey(key, names);
     keyed.set(folder, dir);
     const g = group(dir);
-    g.launchFolders.push({ folder, folderPath, cwd: facts.cwd, transcripts: facts.transcripts, explanation });
+    g.launchFolders.push({ folder, folderPath, cwd, transcripts: facts.transcripts, explanation });
     // The key a project shows is the one its own launch directory gives, else any session's.
     if (g.key === null || folder === dir) {
       g.key = key;

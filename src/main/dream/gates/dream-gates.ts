@@ -48,7 +48,7 @@ export interface DreamTarget {
   projectDir: string;
   /**
    * The transcript folders of the project's launch directories (R-LAYOUT), where its sessions
-   * are, each counted on its own as Claude Code counts; default `[projectDir]`.
+   * are, each counted on its own as Claude Code counts; default `[projectDir]`. An empty list has no sessions.
    */
   transcriptDirs?: readonly string[];
   /** The effective settings; when given, their off switches stop scheduled dreams. */
@@ -311,7 +311,9 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
     });
   } else {
     const interval = opts.sessionScanIntervalMs ?? SESSION_SCAN_INTERVAL_MS;
-    const dirs = target.transcriptDirs && target.transcriptDirs.length > 0 ? target.transcriptDirs : [target.projectDir];
+    // The located project's launch folders, even none (a memory whose folder's sessions read another one): the
+    // same folders extraction reads and the version line looks at (ProjectLocation.transcriptDirs).
+    const dirs = target.transcriptDirs ?? [target.projectDir];
     const countOpts = { fs, now: () => nowMs, ...(opts.excludeSessionIds ? { excludeSessionIds: opts.excludeSessionIds } : {}) };
     let counted: { result: SessionCount; cached: boolean };
     if (interval <= 0) {
