@@ -59,7 +59,11 @@ export function isFileTarget(target: string): boolean {
   return !EXTERNAL.test(target) && !target.startsWith('#');
 }
 
-/** Normalise a link target to a path relative to the index: `./a.md` → `a.md`, `%20` decoded (the inverse of `encodeTarget`). */
+/**
+ * Normalise a link target to a path relative to the index: `./a.md` → `a.md`, `%20` decoded (the inverse of `encodeTarget`),
+ * `a/../b.md` → `b.md`. A `..` that climbs out stays at the front (`retros/../../x.md` → `../x.md`): every reader takes a
+ * target starting with `../` for one that leaves the memory folder, and never looks there.
+ */
 export function normalizeTarget(target: string): string {
   // Nearly every target is already plain (`feedback_sql.md`, `retros/x.md`): nothing to undo.
   if (!/[%\\#]|(?:^|\/)\.{1,2}(?:\/|$)|\/\/|^\/|\/$/.test(target)) return target;
@@ -72,7 +76,7 @@ export function normalizeTarget(target: string): string {
   const parts: string[] = [];
   for (const part of value.split('/')) {
     if (part === '' || part === '.') continue;
-    if (part === '..') parts.push('..');
+    if (part === '..' && parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
     else parts.push(part);
   }
   return parts.join('/');

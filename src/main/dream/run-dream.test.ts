@@ -160,6 +160,21 @@ describe('a dream', () => {
     for (const link of retros) expect(after).toContain(link);
   });
 
+  it('a pointer that climbs out of the memory folder (retros/../../x.md) is judged without looking outside it, in the dry run and in apply', async () => {
+    const index = await fx.read('MEMORY.md');
+    await fx.write('MEMORY.md', `${index}- [Outside](retros/../../outside.md) — a file beside the memory folder\n`);
+    const indexReason = (r: Awaited<ReturnType<typeof runDream>>) => r.record!.changes.find((c) => c.file === 'MEMORY.md')?.reason ?? '';
+    // Whether a file is there outside the memory folder must not change what the dream does with the line.
+    const without = indexReason(await runDream(options({ dryRun: true })));
+    await fs.writeFile(path.join(fx.projectDir, 'outside.md'), 'not a memory\n');
+    const withFile = indexReason(await runDream(options({ dryRun: true })));
+    expect(without).toBe(withFile);
+    expect(without).not.toContain('outside.md');
+    const done = indexReason(await runDream(options()));
+    expect(done).toBe(withFile);
+    expect(await fx.read('MEMORY.md')).toContain('(retros/../../outside.md)');
+  });
+
   it('is refused by a held lock (a Claude Code dream in progress), whatever Dream now says', async () => {
     const holder = await startIdleProcess();
     children.push(holder);

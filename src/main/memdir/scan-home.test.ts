@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
-import { HomeScanCache, scanHome } from './scan-home.js';
+import { HomeScanCache, scanHome, scanProject } from './scan-home.js';
 import { type FixtureHome, buildFixtureHome, canChangePermissions } from './test-support/fixture-home.js';
 
 let root: string;
@@ -263,6 +263,26 @@ describe('a topic file over the size limit (1 MB)', () => {
       }
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a pointer that climbs out through a subfolder', () => {
+  it('is reported as pointing outside the memory directory, whether or not a file is there (retros/../../x.md)', async () => {
+    const tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-climb-')));
+    try {
+      const home = path.join(tmp, 'home');
+      const memoryDir = path.join(home, 'projects', '-work-climb', 'memory');
+      await fs.mkdir(path.join(memoryDir, 'retros'), { recursive: true });
+      await fs.writeFile(path.join(memoryDir, 'user_me.md'), '---\nname: Me\ndescription: Backend\ntype: user\n---\nGo.\n');
+      await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Me](user_me.md) — Backend\n- [Out](retros/../../outside.md) — beside the memory folder\n');
+      const problems = async () => (await scanProject(home, '-work-climb', { env: {} })).problems.filter((p) => p.line === 2).map((p) => [p.code, p.message]);
+      const without = await problems();
+      await fs.writeFile(path.join(memoryDir, '..', 'outside.md'), 'not a memory\n');
+      expect(await problems()).toEqual(without);
+      expect(without).toEqual([['unsafe-link', 'Line 2 of MEMORY.md points outside the memory directory (../outside.md); Memdir never follows such links.']]);
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
     }
   });
 });

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
 import type { Scope } from '../../../shared/memory-types.js';
 import { type ParsedTopic, parseTopicFile, readMemoryText } from '../../memdir/index.js';
+import { splitRelativePath } from '../../core/confined-path.js';
 
 /** One file as Orient read it. */
 export interface SnapshotFile {
@@ -99,7 +100,14 @@ function listMemoryNames(dir: string): { name: string; isSymlink: boolean; notFi
  * `problem` when it exists but is not a plain readable file (a symlink counts: never followed).
  */
 export function readCurrent(memoryDir: string, rel: string): { text: string | null; problem: string | null } {
-  const abs = path.join(memoryDir, ...rel.split('/'));
+  // Confined as a write there would be (splitRelativePath): a path that leaves the memory folder is not read.
+  let parts: string[];
+  try {
+    parts = splitRelativePath(rel, 'the memory directory', 'read');
+  } catch (error) {
+    return { text: null, problem: error instanceof Error ? error.message : String(error) };
+  }
+  const abs = path.join(memoryDir, ...parts);
   const stat = fs.lstatSync(abs, { throwIfNoEntry: false });
   if (!stat) return { text: null, problem: null };
   if (stat.isSymbolicLink()) return { text: null, problem: 'it is now a symbolic link' };
