@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexImpact } from './index-impact.js';
+import { indexImpact, sizeChange } from './index-impact.js';
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `- [M${i}](m${i}.md) — hook ${i}`).join('\n') + '\n';
 
@@ -51,5 +51,17 @@ describe('indexImpact', () => {
   it('does not count frontmatter and a comment block against the 200 lines', () => {
     const text = `---\nname: index\n---\n<!--\nkept by hand\n-->\n${lines(199)}`;
     expect(indexImpact(text, { kind: 'add', title: 'New', file: 'new.md', hook: 'h' })).toMatchObject({ changedIsCut: false, after: { lines: 200, cut: 0 } });
+  });
+});
+
+describe('sizeChange (Health\'s "Effect of the fixes")', () => {
+  it('says the figures plainly and what Claude Code loads apart, never "396 of 200 lines"', () => {
+    const text = sizeChange('MEMORY.md', { lines: 409, chars: 32_000 }, { lines: 396, chars: 31_200 }, true);
+    expect(text).toBe('MEMORY.md goes from 409 to 396 lines (31,200 characters); Claude Code loads at most 200 lines and 25,000 characters');
+    expect(text).not.toMatch(/of 200 lines/);
+    expect(sizeChange('team/MEMORY.md', { lines: 3, chars: 90 }, { lines: 4, chars: 130 }, false)).toBe(
+      'team/MEMORY.md goes from 3 to 4 lines (130 characters)',
+    );
+    expect(sizeChange('MEMORY.md', { lines: 200, chars: 9_000 }, { lines: 200, chars: 9_000 }, true)).toBe('MEMORY.md stays at 200 lines');
   });
 });

@@ -97,3 +97,21 @@ export function sizeAgainstLimits(f: Pick<IndexFigures, 'lines' | 'chars'>): str
   const n = (x: number) => x.toLocaleString('en-US');
   return `${n(f.lines)} of ${n(INDEX_MAX_LINES)} lines, ${n(f.chars)} of ${n(INDEX_MAX_CHARS)} characters`;
 }
+
+/**
+ * "MEMORY.md goes from 409 to 396 lines (31,200 characters)": an index's size before and after a change, in plain words.
+ * With `loadedLimits` (an index Claude Code loads), a change says what it loads: "; Claude Code loads at most 200 lines
+ * and 25,000 characters" — apart from the figures, never "396 of 200 lines". An unchanged size "stays at 200 lines".
+ */
+export function sizeChange(
+  name: string,
+  before: Pick<IndexFigures, 'lines' | 'chars'>,
+  after: Pick<IndexFigures, 'lines' | 'chars'>,
+  loadedLimits: boolean,
+): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  if (before.lines === after.lines && before.chars === after.chars) return `${name} stays at ${n(after.lines)} lines`;
+  const limits = loadedLimits ? `; Claude Code loads at most ${n(INDEX_MAX_LINES)} lines and ${n(INDEX_MAX_CHARS)} characters` : '';
+  const lines = before.lines === after.lines ? `stays at ${n(after.lines)} lines` : `goes from ${n(before.lines)} to ${n(after.lines)} lines`;
+  return `${name} ${lines} (${n(after.chars)} characters)${limits}`;
+}

@@ -6,7 +6,7 @@
  * side with a merge.
  */
 import { useEffect } from 'react';
-import { sizeAgainstLimits } from '../../shared/index-impact.js';
+import { sizeChange } from '../../shared/index-impact.js';
 import type { Scope } from '../../shared/memory-types.js';
 import { PROBLEM_WORDS, type Problem, fixRequestOf } from '../../shared/problems.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
@@ -37,10 +37,7 @@ function FixAllEffect({ previews }: { previews: Partial<Record<Scope, FixPreview
     // A team orphan's pointer goes into MEMORY.md (memory-service.ts, pointerHome): the impact is then MEMORY.md's.
     const intoMain = scope === 'private' || [...p.applied, ...p.heldBack, ...p.stale].some((f) => f.kind === 'add-to-index');
     const name = scope === 'private' ? 'MEMORY.md' : intoMain ? 'MEMORY.md (team pointers)' : 'team/MEMORY.md';
-    const change =
-      before.lines === after.lines && before.chars === after.chars
-        ? `${name} stays at ${after.lines} lines`
-        : `${name} goes from ${before.lines} lines to ${sizeAgainstLimits(after)}`;
+    const change = sizeChange(name, before, after, intoMain);
     // team/MEMORY.md loads nothing (index-state.ts): its fixes change no part the agent gets.
     const loaded = !intoMain
       ? ', which Claude Code does not load'
