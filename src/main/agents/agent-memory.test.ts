@@ -459,6 +459,46 @@ describe('listAgentMemories (R-AGENT)', () => {
       expect((await historyWarnings()).map((w) => w.file)).toEqual([file]);
     });
 
+    it('with a fingerprint key that cannot be read (junk in the key file), still tells a secret held from one gone (review s44 #1)', async () => {
+      const dataDir = path.join(tmp, 'data');
+      await fs.mkdir(path.join(dataDir, 'secrets'), { recursive: true });
+      await fs.writeFile(path.join(dataDir, 'secrets', 'fingerprint.key'), 'not a key\n');
+      const saved = process.env.MEMDIR_DATA_DIR;
+      process.env.MEMDIR_DATA_DIR = dataDir;
+      try {
+        git(repo, 'init', '-q');
+        await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));
+        const held = await memory('agent-memory', 'deployer/ref.md', `Bot token: ${token}\n`);
+        const named = await memory('agent-memory', `deployer/reference_${token}.md`, 'The token is the name.\n');
+        const gone = await memory('agent-memory', 'deployer/old.md', `token ${token}\n`);
+        commit('agent memory');
+        await fs.rm(gone);
+        // Still held in ref.md and in the name: told as in the file, not as only in history.
+        expect((await historyWarnings()).map((w) => w.file)).toEqual([gone]);
+        expect((await secretWarnings()).map((w) => w.file).sort()).toEqual([held, path.join(path.dirname(named), 'reference_ghp_************.md')].sort());
+      } finally {
+        process.env.MEMDIR_DATA_DIR = saved;
+      }
+    });
+
+    it('in a launch directory below the repository root, names the file where it is and tells a secret still held from one gone (review s44 #5)', async () => {
+      git(repo, 'init', '-q');
+      const sub = path.join(repo, 'sub');
+      await agentFile(path.join(sub, '.claude', 'agents'), 'deployer.md', definition('name: deployer\nmemory: project'));
+      const dir = path.join(sub, '.claude', 'agent-memory', 'deployer');
+      await fs.mkdir(dir, { recursive: true });
+      const held = path.join(dir, 'ref.md');
+      const gone = path.join(dir, 'old.md');
+      await fs.writeFile(held, `Bot token: ${token}\n`);
+      await fs.writeFile(gone, `token ${token}\n`);
+      git(repo, 'add', '-A', '.');
+      git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '-m', 'agent memory');
+      await fs.rm(gone);
+      const warnings = (await listAgentMemories(home, sub)).warnings.filter((w) => w.code === 'secret-in-git-history');
+      expect(warnings.map((w) => w.file)).toEqual([gone]);
+      expect(warnings[0]!.message).toMatch(/^\.claude\/agent-memory\/deployer\/old\.md held a GitHub token/);
+    });
+
     it('names each secret of a file by its line in the commit that added it, when older commits added them (review s42: lines out of step)', async () => {
       git(repo, 'init', '-q');
       await agentFile(projectAgents(), 'deployer.md', definition('name: deployer\nmemory: project'));

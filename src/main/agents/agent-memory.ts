@@ -453,7 +453,7 @@ async function historySecretWarnings(launchDir: string, scope: AgentMemoryScope,
   const pathOf = async (change: AddedSecrets): Promise<string | null> => {
     const trace = change.nameTrace;
     if (!trace) return change.file;
-    for (const rel of await present()) if (rel.length === trace.length && (await secrets.textHolds(rel, trace))) return rel;
+    for (const rel of await present()) if (rel.length === trace.length && secrets.textHolds(rel, trace)) return rel;
     return null;
   };
   // Each file as it is now, read once however many commits added a secret to it.
@@ -466,7 +466,7 @@ async function historySecretWarnings(launchDir: string, scope: AgentMemoryScope,
     const now = await reading;
     const gone: typeof change.found = [];
     for (const found of change.found)
-      if (now === null || (found.finding.where !== 'name' && !(found.trace && (await secrets.textHolds(now, found.trace))))) gone.push(found);
+      if (now === null || (found.finding.where !== 'name' && !(found.trace && secrets.textHolds(now, found.trace)))) gone.push(found);
     if (gone.length === 0) continue;
     const known = byFile.get(fileKey);
     if (known) {
@@ -503,6 +503,9 @@ async function secretsAddedInHistory(launchDir: string, folder: string, secrets:
       '--no-ext-diff',
       '--no-textconv',
       '--no-renames',
+      // Paths relative to the launch directory, as the folder and the files read now are: from
+      // below the repository root, git's own are the root's (review s44 #5).
+      '--relative',
       `--max-count=${MAX_HISTORY_COMMITS}`,
       '--format=%x00%h',
       '--',
@@ -546,14 +549,12 @@ async function secretsAddedInHistory(launchDir: string, folder: string, secrets:
     found.push({
       commit: change.commit,
       file: inName ? findings[0]!.file : change.file,
-      nameTrace: inName ? await secrets.traceOf(change.file) : null,
-      found: await Promise.all(
-        findings.map(async (f) => ({
-          finding: f,
-          trace: f.where === 'name' ? null : await secrets.traceOf(text.slice(f.range[0], f.range[1])),
-          line: change.from[f.line - 1] ?? f.line,
-        })),
-      ),
+      nameTrace: inName ? secrets.traceOf(change.file) : null,
+      found: findings.map((f) => ({
+        finding: f,
+        trace: f.where === 'name' ? null : secrets.traceOf(text.slice(f.range[0], f.range[1])),
+        line: change.from[f.line - 1] ?? f.line,
+      })),
     });
   }
   return found;

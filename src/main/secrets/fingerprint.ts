@@ -123,21 +123,23 @@ export interface SecretTrace {
   head: string;
 }
 
-/** The trace of `secret` (its fingerprint empty when the key can neither be read nor made). */
-export async function traceOf(secret: string): Promise<SecretTrace> {
-  const key = await processKey().catch(() => null);
-  return { fingerprint: key ? keyed(key, secret) : '', length: secret.length, head: shownHead(secret) };
+// The key of traces: they live only in this process's memory and are compared only in it, so a
+// random key of the process serves — it needs no disk, so it cannot fail the way the install's
+// key can (junk in the key file, a read-only or full data dir), where an empty fingerprint made
+// every secret still held read as gone (review s44 #1).
+const traceKey = randomBytes(32);
+
+/** The trace of `secret`: compared only in this process (its fingerprint is never printed). */
+export function traceOf(secret: string): SecretTrace {
+  return { fingerprint: keyed(traceKey, secret), length: secret.length, head: shownHead(secret) };
 }
 
 /**
  * Whether `text` holds the secret `trace` was made of: a stretch of its length, starting as it
- * does, with its fingerprint. False when that cannot be told (a finding with no fingerprint, no key).
+ * does, with its fingerprint (a secret whose mask shows no head is looked for at every place).
  */
-export async function textHolds(text: string, trace: SecretTrace): Promise<boolean> {
-  if (trace.fingerprint === '' || trace.head === '') return false;
-  const key = await processKey().catch(() => null);
-  if (!key) return false;
+export function textHolds(text: string, trace: SecretTrace): boolean {
   for (let at = text.indexOf(trace.head); at >= 0 && at + trace.length <= text.length; at = text.indexOf(trace.head, at + 1))
-    if (keyed(key, text.slice(at, at + trace.length)) === trace.fingerprint) return true;
+    if (keyed(traceKey, text.slice(at, at + trace.length)) === trace.fingerprint) return true;
   return false;
 }
