@@ -162,6 +162,34 @@ describe.skipIf(smallDiskUnavailable !== null)(`the carry across a restart${smal
     expect(await problems()).toHaveLength(1);
   });
 
+  it('a turn end only the watcher saw that the full disk kept from being noted is said each time the disk fills again, not only the first (review s44 #4)', async () => {
+    // No hooks: the watcher's report is all that owes a turn, noted in extraction's folder on a small disk.
+    await updateAppSettings(fx.dataDir, { extraction: { quietSeconds: 1, idleCloseSeconds: 600 } });
+    disk = mountSmallDisk(new ExtractionStore(fx.dataDir).dir, 256 * 1024);
+    const app = await startApp();
+    const unnoted = async () =>
+      (await fs.readFile(path.join(fx.dataDir, HOOK_LOG_FILE), 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('forgotten if it quits'));
+    const requests = (text: string) => fake.messageRequests().filter((r) => JSON.stringify(r.body?.messages ?? '').includes(text)).length;
+    const t = fx.builder();
+    const turn = async (prompt: string) => {
+      t.prompt(prompt).assistant('Noted.', { stopReason: 'end_turn' });
+      await fs.appendFile(fx.transcript(), t.take());
+    };
+    disk.leaveFree(0);
+    await turn('the staging database is shared');
+    await waitFor(async () => (await unnoted()).length === 1, 15_000, 'the first full disk to be said in the hook-problems log');
+    await app.auto.extraction.idle();
+    // Room again: the next turn is noted and extracted.
+    disk.free();
+    await turn('the deploy goes through staging');
+    await waitFor(() => requests('the deploy goes through staging') > 0, 15_000, 'the turn after the disk was freed to be extracted');
+    await app.auto.extraction.idle();
+    // Full again, days later: said again.
+    disk.leaveFree(0);
+    await turn('release notes go in the changelog');
+    await waitFor(async () => (await unnoted()).length === 2, 15_000, 'the second full disk to be said in the hook-problems log');
+  });
+
   it("a run that wrote its memory but could not save where extraction got to says both in the app's log, and the next start completes it", async () => {
     await updateAppSettings(fx.dataDir, { extraction: { mode: 'apply' } });
     disk = mountSmallDisk(path.join(fx.dataDir, 'cursors'), 64 * 1024);

@@ -273,7 +273,11 @@ export class AutoMemory {
               file,
               stage === 'quiet' ? { trigger: 'watcher', closeTrailingTurn: 'never' } : { trigger: 'watcher', closeTrailingTurn: 'if-answered', newTurns: 0 },
             )
-            .catch((error: unknown) => this.sayUnnoted(error));
+            // Noted again: the next refusal is a new episode, said again (review s44 #4).
+            .then(
+              () => void (this.unnotedSaid = null),
+              (error: unknown) => this.sayUnnoted(error),
+            );
         void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file))));
       },
     });
