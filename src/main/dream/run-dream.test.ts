@@ -118,7 +118,7 @@ describe('a dream', () => {
     expect(history[0]).toMatchObject({ source: 'dream', summary: `dream ${r.id}`, rev: r.rev });
     expect(history[0]!.files.map((f) => f.path).sort()).toEqual(['MEMORY.md', 'feedback_db.md', 'feedback_db_copy.md', 'project_freeze.md']);
     expect(history.filter((e) => e.source === 'dream')).toHaveLength(1);
-    expect(await commitBody()).toContain(`Dream ${r.id} (manual, offline rules) — 4 file(s) changed.`);
+    expect(await commitBody()).toContain(`Dream ${r.id} (manual, offline rules) — 4 files changed.`);
     expect(r.report).toContain('[stale] project_freeze.md');
     // Released: lastConsolidatedAt is when the dream took the lock; no holder.
     const lock = await inspectDreamLock(fx.memoryDir, { dataDir: fx.dataDir });
@@ -137,6 +137,8 @@ describe('a dream', () => {
     expect(record?.status).toBe('dry-run');
     expect(record!.changes.every((c) => c.status === 'planned')).toBe(true);
     expect(record!.changes.length).toBe(4);
+    // Plain words, as the app's job says them (review s44 #6).
+    expect(record!.report).toMatch(/— dry run: 4 files would change\./);
     expect(await fx.files()).toEqual(files);
     expect(await lockMtime()).toBe(prior);
     expect(await readDreamRecord(fx.dataDir, record!.id)).toBeNull();

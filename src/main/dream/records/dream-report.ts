@@ -4,7 +4,7 @@
  */
 import { type DreamChange, type DreamRecord, dreamCouldNotRead } from '../../../shared/contract/dream.js';
 import type { StagedChange } from '../plan/dream-plan.js';
-import { listInWords } from '../../../shared/size-text.js';
+import { listInWords, plural } from '../../../shared/size-text.js';
 
 /** What a dream could not read, as a sentence without its full stop: `Memdir could not read a or b and left them as they are`. */
 export function sayCouldNotRead(unread: readonly string[]): string {
@@ -26,11 +26,11 @@ export function formatReport(record: DreamRecord): string {
   const notRead = unread.length ? `; ${sayCouldNotRead(unread)}` : '';
   const head: Record<DreamRecord['status'], string> = {
     running: 'running',
-    completed: `${applied.length} file(s) changed${skipped.length ? `, ${skipped.length} left alone` : ''}${notRead}`,
+    completed: `${plural(applied.length, 'file')} changed${skipped.length ? `, ${skipped.length} left alone` : ''}${notRead}`,
     // Nothing to change only in what it read: a file it could not read is no "nothing to change".
     'no-changes': unread.length ? `nothing changed: ${sayCouldNotRead(unread)}` : 'nothing to change',
     'needs-confirmation': `held back: it removes ${record.deletions.count} of ${record.deletions.total} memories, more than the ${record.deletions.limit} allowed without confirmation`,
-    'dry-run': `dry run: ${planned.length} file(s) would change${notRead}`,
+    'dry-run': `dry run: ${plural(planned.length, 'file')} would change${notRead}`,
     cancelled: 'cancelled; nothing was changed',
     failed: `failed: ${record.error ?? 'unknown error'}; nothing was changed`,
     interrupted: `interrupted: ${record.error ?? 'the process stopped'}`,
