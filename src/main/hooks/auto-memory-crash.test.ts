@@ -80,7 +80,7 @@ describe('a turn only the transcript watcher saw', () => {
     t.prompt('we never mock the database in integration tests').assistant('Noted.', { stopReason: 'end_turn' });
     await fs.appendFile(fx.transcript(), t.take());
     // The watcher saw the turn end and its run is under way: the app is killed there.
-    await waitFor(() => mentions('we never mock the database').length > 0);
+    await waitFor(() => mentions('we never mock the database').length > 0, 15_000, "the killed app's run to send the watched turn to the model");
     worker.child.kill('SIGKILL');
     const [, signal] = await worker.exit;
     expect(signal).toBe('SIGKILL');
@@ -92,10 +92,14 @@ describe('a turn only the transcript watcher saw', () => {
     const before = fake.messageRequests().length;
     const { auto } = await startApp();
     const store = new ExtractionStore(fx.dataDir);
-    const [proposal] = await waitFor(async () => {
-      const pending = await store.listProposals();
-      return pending.length > 0 ? pending : null;
-    });
+    const [proposal] = await waitFor(
+      async () => {
+        const pending = await store.listProposals();
+        return pending.length > 0 ? pending : null;
+      },
+      15_000,
+      "the next start's run to propose a memory of the turn the killed app owed",
+    );
     await auto.extraction.idle();
     expect(proposal).toMatchObject({ operation: { file: 'feedback_real_db.md' } });
     // Only the turn that ended while Memdir watched was read; and it is owed no more.
