@@ -42,8 +42,10 @@ type Step = (typeof STEPS)[number][0];
 /** CPU milliseconds (user + system) a process has used so far, from /proc; null elsewhere. */
 function cpuMs(pid: number | undefined): number | null {
   try {
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // Fields after the command name, which may hold spaces and ") " itself: it ends at the last
+    // ") ". State is field 3, utime 14, stime 15, in clock ticks: USER_HZ, 100 on Linux (`getconf CLK_TCK`).
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return null;
@@ -100,9 +102,10 @@ async function oneStart(browser: Browser, home: string, dataDir: string): Promis
 }
 
 async function main(): Promise<void> {
+  const rounds = Number(process.argv[2] ?? 7);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`The number of rounds must be a whole number of 1 or more, not "${process.argv[2]}".`);
   if (!HAS_BROWSER) throw new Error(MISSING_BROWSER);
   if (!fs.existsSync(SERVE)) throw new Error(`${SERVE} is missing: run \`npm run build\` first.`);
-  const rounds = Number(process.argv[2] ?? 7);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-profile-start-'));
   const browser = await launchBrowser();
   try {
@@ -140,4 +143,8 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// What went wrong, as its sentence (no stack: a wrong argument or a missing build is not a crash).
+await main().catch((error: unknown) => {
+  console.error((error as Error).message);
+  process.exitCode = 1;
+});
