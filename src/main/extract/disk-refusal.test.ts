@@ -199,14 +199,15 @@ describe.skipIf(smallDiskUnavailable !== null)(`extraction when the disk says no
     // The first turn Memdir sees of this session ends while the data disk is full.
     await h.writeTurns('we never mock the database');
     data.leaveFree(0);
-    await expect(service.turnEnded(h.fx.transcript(), { trigger: 'watcher', closeTrailingTurn: 'never' })).rejects.toThrow(/full/);
+    // A session made since the watcher began: all of it is new to Memdir (seenFrom 0).
+    await expect(service.watcherReported(h.fx.transcript(), { stage: 'quiet', seenFrom: 0, owed: true })).rejects.toThrow(/full/);
     await service.idle();
     expect(await cursorOf()).toBe('absent');
     expect(await h.store().loadCarry()).toEqual({});
     data.free();
     // The next turn ends once there is room: both turns are read, the first is not taken as one before watching.
     await h.writeTurns('and we write SQL by hand');
-    await service.turnEnded(h.fx.transcript(), { trigger: 'watcher', closeTrailingTurn: 'never' });
+    await service.watcherReported(h.fx.transcript(), { stage: 'quiet', seenFrom: 0, owed: true });
     await service.idle();
     const outcomes = (await h.store().readLog()).flatMap((e) => (e.kind === 'turns' ? [e.outcome] : []));
     expect(outcomes.map((o) => o.reason)).not.toContain('before-watching');
@@ -224,14 +225,16 @@ describe.skipIf(smallDiskUnavailable !== null)(`extraction when the disk says no
       provider: () => fakeProvider(h.fake, h.fx.dataDir),
     });
     await h.writeTurns('the deploy goes through staging');
+    // What the watcher found when it began.
+    const seenFrom = (await fs.stat(h.fx.transcript())).size;
     await h.writeTurns('we never mock the database');
     // Quiet: the last turn is owed; its run fails on the full disk.
     data.leaveFree(0);
-    await service.turnEnded(h.fx.transcript(), { trigger: 'watcher', closeTrailingTurn: 'never' }).catch(() => undefined);
+    await service.watcherReported(h.fx.transcript(), { stage: 'quiet', seenFrom, owed: true }).catch(() => undefined);
     await service.idle();
     data.free();
     // Idle, no change since: the same turn again, with a stronger request to close it.
-    await service.turnEnded(h.fx.transcript(), { trigger: 'watcher', closeTrailingTurn: 'if-answered', newTurns: 0 });
+    await service.watcherReported(h.fx.transcript(), { stage: 'idle', seenFrom, owed: true });
     await service.idle();
     const sent = JSON.stringify(h.fake.messageRequests().map((r) => r.body));
     expect(sent).toContain('we never mock the database');

@@ -100,9 +100,13 @@ export interface ExtractTranscriptOptions {
    * A transcript extraction has never read: `all` its turns (the CLI, on request), only the
    * `latest` one, or the last N — an automatic run must not mine a whole past session the first
    * time it sees it (the earlier turns are recorded as skipped, `before-watching`); N is how
-   * many turn ends the hooks spooled while the app was closed. Default `all`.
+   * many turn ends the hooks spooled while the app was closed (0: none counted). Default `all`.
+   * With `seenFrom`, the turns that ended within its first bytes are the earlier ones; with
+   * both, whichever leaves more turns new. With neither known, the latest turn is new.
    */
   firstSeen?: 'all' | 'latest' | number;
+  /** For `firstSeen`: the bytes the transcript held when the transcript watcher first saw it. */
+  seenFrom?: number;
   /** Memdir's own switch (automatic runs); off records the turns as skipped. Default on. */
   enabled?: boolean;
   signal?: AbortSignal;
@@ -184,11 +188,28 @@ function cursorAfter(read: NewTurns, count: number): TranscriptCursor | null {
   };
 }
 
-/** Complete turns of a transcript (as a read with this trailing-turn policy would see them). */
-async function countCompleteTurns(file: string, closeTrailingTurn: TrailingTurnPolicy): Promise<number> {
-  let count = 0;
-  for await (const turn of readTurns(file, { closeTrailingTurn, includeOpenTurn: false })) if (turn.complete) count++;
-  return count;
+/**
+ * How many of a first-seen transcript's complete turns (as a read with this trailing-turn policy
+ * would see them) ended before Memdir watched it (see `firstSeen`).
+ */
+async function turnsBeforeWatching(
+  file: string,
+  closeTrailingTurn: TrailingTurnPolicy,
+  firstSeen: 'latest' | number,
+  seenFrom: number | undefined,
+): Promise<number> {
+  let complete = 0;
+  let before = 0;
+  for await (const turn of readTurns(file, { closeTrailingTurn, includeOpenTurn: false }))
+    if (turn.complete) {
+      complete++;
+      if (seenFrom !== undefined && turn.endOffset <= seenFrom) before++;
+    }
+  const counted = firstSeen === 'latest' ? 1 : firstSeen;
+  const byCount = counted > 0 ? complete - counted : null;
+  const byBytes = seenFrom !== undefined ? before : null;
+  const skip = byCount === null ? (byBytes ?? complete - 1) : byBytes === null ? byCount : Math.min(byCount, byBytes);
+  return Math.max(0, skip);
 }
 
 /**
@@ -260,9 +281,8 @@ async function extractLocked(options: ExtractTranscriptOptions, transcriptPath: 
   const cursorStore = options.dryRun ? new ScratchCursorStore(options.dataDir) : new CursorStore(options.dataDir);
   const firstSeen = options.firstSeen ?? 'all';
   if (firstSeen !== 'all' && (await cursorStore.load(transcriptPath, EXTRACT_CONSUMER)).status === 'absent') {
-    // Only the last turns are new to Memdir, counted from the end: one pass that keeps nothing.
-    const keep = firstSeen === 'latest' ? 1 : Math.max(1, firstSeen);
-    run.skipFirst = Math.max(0, (await countCompleteTurns(transcriptPath, options.closeTrailingTurn ?? 'never')) - keep);
+    // Only the last turns are new to Memdir: one pass that keeps nothing.
+    run.skipFirst = await turnsBeforeWatching(transcriptPath, options.closeTrailingTurn ?? 'never', firstSeen, options.seenFrom);
   }
   for (let round = 0; round < 1000; round++) {
     const read = await readNewTurns(transcriptPath, {

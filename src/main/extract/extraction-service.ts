@@ -7,7 +7,7 @@
  *
  * The carry (ExtractionStore's `carry.json`) is the one record of the turns owed: a turn end is
  * noted there before its hook event leaves the spool (`hold`), or — one only the transcript watcher
- * saw, which nothing else on disk owes — before its run starts (`turnEnded`); the note is cleared
+ * saw, which nothing else on disk owes — before its run starts (`watcherReported`); the note is cleared
  * when a run on its transcript succeeds. A run a crash, a quit or a full disk stopped leaves it
  * there; the next start takes it up (`resume`), so a turn is never forgotten by a restart. (The
  * cursor alone would not do: a transcript unchanged since is not reported again, and a session
@@ -23,7 +23,7 @@ import { type CredentialStore, loadAppSettings } from '../settings/index.js';
 import { listTranscriptsIn, type TrailingTurnPolicy } from '../transcripts/index.js';
 import path from 'node:path';
 import { ExtractBusyError, type ExtractTranscriptResult, extractTranscript, isInternalProject, projectOfTranscript } from './extract-memories.js';
-import { ExtractionStore } from './extraction-store.js';
+import { type Carried, ExtractionStore } from './extraction-store.js';
 import { ExtractPartlySavedError } from './extraction-run.js';
 import { noSessionsToExtract } from './no-sessions.js';
 
@@ -33,9 +33,30 @@ export interface ExtractRequest {
   closeTrailingTurn: TrailingTurnPolicy;
   /**
    * For a session extraction has never read: how many of its last turns are new (the number of
-   * turn ends spooled while the app was closed). Default 1: the turn that just ended.
+   * turn ends spooled while the app was closed). Default 1: the turn that just ended. 0 for a
+   * transcript watcher's report, which counts nothing (see `watcherReported`).
    */
   newTurns?: number;
+  /**
+   * For a session extraction has never read: the bytes its transcript held when the watcher first
+   * saw it. The turns that ended within them ended before Memdir watched; the rest are new —
+   * however many reports came, mid-turn or twice, before a restart or after.
+   */
+  seenFrom?: number;
+}
+
+/** The smaller of two positions known, either. */
+const earliest = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+/** Turn ends noted (older carry files have only newTurns). */
+const notesOf = (c: Carried | undefined): number => c?.notes ?? c?.newTurns ?? 0;
+/** A carry entry, `notes` kept only when it says more than newTurns. */
+function carried(newTurns: number, notes: number, closeTrailingTurn: TrailingTurnPolicy, seenFrom: number | undefined): Carried {
+  return {
+    newTurns,
+    ...(seenFrom !== undefined ? { seenFrom } : {}),
+    ...(notes !== newTurns ? { notes: Math.max(1, notes) } : {}),
+    closeTrailingTurn,
+  };
 }
 
 export interface ExtractionServiceDeps {
@@ -89,28 +110,50 @@ export class ExtractionService {
   }
 
   /**
-   * A turn ended that only the transcript watcher saw (no hook event owes it): noted as `hold`
-   * notes one, then extracted (`trigger`). `newTurns` 0: no new turn, only a stronger request to
-   * close the last one (the same turn's second report). When the disk refuses the note, this
-   * process still owes the turn, and the run starts all the same; rejects with the disk's sentence then.
+   * The transcript watcher's report (the one rule for what it owes): `quiet` — the transcript
+   * has been still a while, its complete turns can be read, but the last may still be running
+   * (a tool call longer than the quiet time); `idle` — still much longer, so a last answer
+   * without a stop reason ends its turn, if it answered every tool call. A report counts no turn
+   * (it may come mid-turn, twice for one turn, or again after a restart): for a session never
+   * read, `seenFrom` tells the turns from before Memdir watched. With hooks connected (`owed`
+   * false) their Stop owes the turn and the spool keeps it, so a quiet report only asks for a run
+   * sooner. Otherwise the report is all that owes it: noted on disk before its run (a crash or a
+   * quit then leaves the note for the next start); when the disk refuses the note, this process
+   * still owes the turn and the run starts all the same, and this rejects with the disk's sentence.
    */
-  async turnEnded(transcriptPath: string, request: ExtractRequest): Promise<void> {
+  async watcherReported(transcriptPath: string, report: { stage: 'quiet' | 'idle'; seenFrom: number | undefined; owed: boolean }): Promise<void> {
+    const request: ExtractRequest = {
+      trigger: 'watcher',
+      closeTrailingTurn: report.stage === 'quiet' ? 'never' : 'if-answered',
+      newTurns: 0,
+      ...(report.seenFrom !== undefined ? { seenFrom: report.seenFrom } : {}),
+    };
+    if (!report.owed) {
+      if (report.stage === 'quiet') this.trigger(transcriptPath, request);
+      return;
+    }
     let refused: unknown = null;
     await this.note(transcriptPath, request, true).catch((error: unknown) => (refused = error));
     this.trigger(transcriptPath, request);
     if (refused) throw refused;
   }
 
-  private async note(transcriptPath: string, request: Pick<ExtractRequest, 'closeTrailingTurn' | 'newTurns'>, keepIfRefused: boolean): Promise<void> {
+  private async note(
+    transcriptPath: string,
+    request: Pick<ExtractRequest, 'closeTrailingTurn' | 'newTurns' | 'seenFrom'>,
+    keepIfRefused: boolean,
+  ): Promise<void> {
     const target = this.transcriptOf(transcriptPath);
     if (!target) return;
     await this.store.changeCarry(
-      (carried) => {
-        const before = carried[target.file];
-        carried[target.file] = {
-          newTurns: Math.max(1, (before?.newTurns ?? 0) + (request.newTurns ?? 1)),
-          closeTrailingTurn: stronger(request.closeTrailingTurn, before?.closeTrailingTurn ?? 'never'),
-        };
+      (all) => {
+        const before = all[target.file];
+        all[target.file] = carried(
+          (before?.newTurns ?? 0) + (request.newTurns ?? 1),
+          notesOf(before) + 1,
+          stronger(request.closeTrailingTurn, before?.closeTrailingTurn ?? 'never'),
+          earliest(before?.seenFrom, request.seenFrom),
+        );
       },
       { keepIfRefused },
     );
@@ -121,7 +164,15 @@ export class ExtractionService {
     const carried = await this.store.loadCarry();
     let started = 0;
     for (const [file, turns] of Object.entries(carried))
-      if (this.trigger(file, { trigger: 'spool', closeTrailingTurn: turns.closeTrailingTurn, newTurns: turns.newTurns })) started++;
+      if (
+        this.trigger(file, {
+          trigger: 'spool',
+          closeTrailingTurn: turns.closeTrailingTurn,
+          newTurns: turns.newTurns,
+          ...(turns.seenFrom !== undefined ? { seenFrom: turns.seenFrom } : {}),
+        })
+      )
+        started++;
     return started;
   }
 
@@ -138,7 +189,7 @@ export class ExtractionService {
 
   /**
    * A turn ended in this transcript: extract from it in the background — what the carry owes for
-   * it, or `newTurns` if more. A caller that owes a turn notes it first (`hold`, `turnEnded`); one
+   * it, or `newTurns` if more. A caller that owes a turn notes it first (`hold`, `watcherReported`); one
    * that does not (the watcher's report of a turn a hook owes) only asks for a run. False (and
    * nothing started) for a file that is not a session transcript of the current home, or Memdir's own.
    */
@@ -151,7 +202,12 @@ export class ExtractionService {
     if (running) {
       const again = running.again;
       const strongest = !again || STRENGTH[request.closeTrailingTurn] > STRENGTH[again.closeTrailingTurn] ? request : again;
-      running.again = { ...strongest, newTurns: Math.max(request.newTurns ?? 1, again?.newTurns ?? 1) };
+      const seenFrom = earliest(request.seenFrom, again?.seenFrom);
+      running.again = {
+        ...strongest,
+        newTurns: Math.max(request.newTurns ?? 1, again ? (again.newTurns ?? 1) : 0),
+        ...(seenFrom !== undefined ? { seenFrom } : {}),
+      };
       return true;
     }
     const entry: Running = { again: null, done: Promise.resolve() };
@@ -161,10 +217,11 @@ export class ExtractionService {
       while (next && !this.closed) {
         entry.again = null;
         // What the carry holds already counts this turn end when it was held.
-        const carried = (await this.store.loadCarry())[file];
-        const newTurns = Math.max(carried?.newTurns ?? 0, next.newTurns ?? 1);
-        const closeTrailingTurn = stronger(next.closeTrailingTurn, carried?.closeTrailingTurn ?? 'never');
-        const ran = await this.runJob(file, project, { ...next, closeTrailingTurn }, newTurns).then(
+        const held = (await this.store.loadCarry())[file];
+        const newTurns = Math.max(held?.newTurns ?? 0, next.newTurns ?? 1);
+        const seenFrom = earliest(held?.seenFrom, next.seenFrom);
+        const closeTrailingTurn = stronger(next.closeTrailingTurn, held?.closeTrailingTurn ?? 'never');
+        const ran = await this.runJob(file, project, { ...next, closeTrailingTurn }, { newTurns, seenFrom }).then(
           () => true,
           () => false,
         );
@@ -177,15 +234,18 @@ export class ExtractionService {
           .changeCarry(
             (all) => {
               const now = all[file];
-              const heldSince = Math.max(0, (now?.newTurns ?? 0) - (carried?.newTurns ?? 0));
+              const countedSince = Math.max(0, (now?.newTurns ?? 0) - (held?.newTurns ?? 0));
+              const notedSince = Math.max(0, notesOf(now) - notesOf(held));
               if (ran) {
-                if (now && heldSince > 0) all[file] = { ...now, newTurns: heldSince };
+                if (now && notedSince > 0) all[file] = carried(countedSince, notedSince, now.closeTrailingTurn, now.seenFrom);
                 else delete all[file];
               } else
-                all[file] = {
-                  newTurns: Math.max(now?.newTurns ?? 0, newTurns + heldSince),
-                  closeTrailingTurn: stronger(closeTrailingTurn, now?.closeTrailingTurn ?? 'never'),
-                };
+                all[file] = carried(
+                  Math.max(now?.newTurns ?? 0, newTurns + countedSince),
+                  Math.max(notesOf(now), notesOf(held) + notedSince, 1),
+                  stronger(closeTrailingTurn, now?.closeTrailingTurn ?? 'never'),
+                  earliest(now?.seenFrom, seenFrom),
+                );
             },
             { keepIfRefused: true },
           )
@@ -197,7 +257,12 @@ export class ExtractionService {
     return true;
   }
 
-  private async runJob(file: string, project: string, request: ExtractRequest, firstSeen: number): Promise<ExtractTranscriptResult | null> {
+  private async runJob(
+    file: string,
+    project: string,
+    request: ExtractRequest,
+    firstSeen: { newTurns: number; seenFrom: number | undefined },
+  ): Promise<ExtractTranscriptResult | null> {
     const { job, result } = this.deps.jobs.start(
       { kind: 'extract', title: `Extract memories (${path.basename(file, '.jsonl').slice(0, 8)})`, dir: project },
       async (ctx) => {
@@ -213,7 +278,8 @@ export class ExtractionService {
             enabled,
             trigger: request.trigger,
             closeTrailingTurn: request.closeTrailingTurn,
-            firstSeen,
+            firstSeen: firstSeen.newTurns,
+            ...(firstSeen.seenFrom !== undefined ? { seenFrom: firstSeen.seenFrom } : {}),
             signal: ctx.signal,
             timeoutMs,
             onProgress: (message) => ctx.progress({ step: message }),

@@ -79,8 +79,12 @@ export type ExtractJournal = z.infer<typeof journalSchema>;
 
 /** Turn ends of one transcript the app has not extracted yet (carry.json). */
 const carriedSchema = z.object({
-  /** For a session extraction has never read: how many of its last turns are new. */
-  newTurns: z.number().int().min(1),
+  /** For a session extraction has never read: how many of its last turns are new, as hook events counted them (0: none counted). */
+  newTurns: z.number().int().min(0),
+  /** For a session extraction has never read: the bytes its transcript held when the watcher first saw it (see ExtractRequest). */
+  seenFrom: z.number().int().min(0).optional(),
+  /** Turn ends noted since the last run that succeeded began (absent in older files: newTurns). */
+  notes: z.number().int().min(1).optional(),
   closeTrailingTurn: z.enum(['never', 'if-answered', 'always']),
 });
 export type Carried = z.infer<typeof carriedSchema>;

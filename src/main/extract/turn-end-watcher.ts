@@ -10,6 +10,7 @@
  *     end of its turn after a longer silence (and only if it answered every tool call).
  * The app's own MemoryWatcher stays on memory files; this one only sees transcripts.
  */
+import { type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 
@@ -21,7 +22,12 @@ export interface TurnEndWatcherOptions {
   idleCloseMs: number;
   activityMs: number;
   onActivity: (transcriptPath: string) => void;
-  onQuiet: (transcriptPath: string, stage: QuietStage) => void;
+  /**
+   * `seenFrom`: the bytes the transcript held when this watcher first saw it — what was written
+   * before Memdir watched (0 for one made since; none for one written as the watch began, which
+   * cannot be told apart).
+   */
+  onQuiet: (transcriptPath: string, stage: QuietStage, seenFrom: number | undefined) => void;
   /** Transcripts never reported (Memdir's own sessions). */
   ignore?: (transcriptPath: string) => boolean;
 }
@@ -46,6 +52,10 @@ export class TurnEndWatcher {
   /** Until the first scan is done, a transcript it finds counts only if written since the watcher began. */
   private scanning = true;
   private readonly since = Date.now() - CLOCK_MARGIN_MS;
+  /** Settles when the first scan is done: from then on, every transcript's `seenFrom` is known. */
+  readonly ready: Promise<void>;
+  /** Each transcript's size when first seen (see `onQuiet`). */
+  private readonly seenFrom = new Map<string, number>();
 
   constructor(private readonly options: TurnEndWatcherOptions) {
     const projects = path.join(options.home, 'projects');
@@ -53,7 +63,6 @@ export class TurnEndWatcher {
       // The first scan reports every transcript, each with its stat: the ones written while it
       // ran (the watch of their folder not yet set) are told from the rest by their mtime.
       ignoreInitial: false,
-      alwaysStat: true,
       // projects/<dir>/<session>.jsonl and nothing deeper.
       depth: 1,
       ignored: (file) => {
@@ -64,14 +73,33 @@ export class TurnEndWatcher {
         return parts.length === 2 && !parts[1]!.endsWith('.jsonl');
       },
     });
-    this.watcher.on('add', (file, stats) => {
-      if (!this.scanning || (stats !== undefined && stats.mtimeMs >= this.since)) this.note(file);
+    this.watcher.on('add', (file) => {
+      if (!this.scanning) {
+        this.seenFrom.set(file, 0);
+        this.note(file);
+        return;
+      }
+      // The file's own stat, taken now: the one chokidar hands the first scan's events can be
+      // another's (seen in tests: a time of the scan itself for a transcript untouched for a minute).
+      let stats: Stats | null = null;
+      try {
+        stats = statSync(file);
+      } catch {
+        // Gone already: nothing to report.
+      }
+      if (stats && stats.mtimeMs < this.since) this.seenFrom.set(file, stats.size);
+      else if (stats) this.note(file);
     });
     this.watcher.on('change', (file) => this.note(file));
     this.watcher.on('unlink', (file) => this.forget(file));
     // Too many watches or no permission: the hooks (when connected) still report turn ends.
     this.watcher.on('error', () => undefined);
-    this.watcher.once('ready', () => (this.scanning = false));
+    this.ready = new Promise((resolve) =>
+      this.watcher.once('ready', () => {
+        this.scanning = false;
+        resolve();
+      }),
+    );
   }
 
   private note(file: string): void {
@@ -85,17 +113,18 @@ export class TurnEndWatcher {
     if (timers.quiet) clearTimeout(timers.quiet);
     timers.quiet = setTimeout(() => {
       timers.quiet = null;
-      this.options.onQuiet(file, 'quiet');
+      this.options.onQuiet(file, 'quiet', this.seenFrom.get(file));
     }, this.options.quietMs);
     if (timers.idle) clearTimeout(timers.idle);
     timers.idle = setTimeout(() => {
       timers.idle = null;
       this.timers.delete(file);
-      this.options.onQuiet(file, 'idle');
+      this.options.onQuiet(file, 'idle', this.seenFrom.get(file));
     }, this.options.idleCloseMs);
   }
 
   private forget(file: string): void {
+    this.seenFrom.delete(file);
     const timers = this.timers.get(file);
     if (!timers) return;
     for (const timer of [timers.activity, timers.quiet, timers.idle]) if (timer) clearTimeout(timer);

@@ -10,6 +10,8 @@ import { bundleWorker, startWorker, type Worker } from '../../../bench/kill/harn
 import { AppContext } from '../app/app-context.js';
 import { waitFor } from '../core/test-support/wait-for.js';
 import { ExtractionStore } from '../extract/extraction-store.js';
+import { EXTRACT_CONSUMER } from '../extract/extraction-run.js';
+import { CursorStore } from '../transcripts/index.js';
 import { type ExtractFixture, createExtractFixture, fakeProvider, operationsReply } from '../extract/test-support/extract-fixture.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
 import { updateAppSettings } from '../settings/app-settings.js';
@@ -105,6 +107,76 @@ describe('a turn only the transcript watcher saw', () => {
     // Only the turn that ended while Memdir watched was read; and it is owed no more.
     const sent = fake.messageRequests().slice(before);
     expect(sent.some((r) => JSON.stringify(r.body?.messages ?? '').includes('the deploy goes through staging'))).toBe(false);
+    expect(await store.loadCarry()).toEqual({});
+  });
+});
+
+// Review s44 #2/#3: the watcher's reports count no turn. A quiet report comes mid-turn whenever a
+// tool runs longer than the quiet time; the turns from before Memdir watched are told by where the
+// transcript ended when the watcher first saw it, so no number of reports makes them new.
+describe("the watcher's reports of a session never read, whose new turn runs a tool longer than the quiet time", () => {
+  beforeEach(async () => {
+    // Quiet after 1 s, idle after 5 s (the least the settings take).
+    await updateAppSettings(fx.dataDir, { extraction: { mode: 'review', quietSeconds: 1, idleCloseSeconds: 5 } });
+  });
+  const extractJobs = (ctx: AppContext) => ctx.jobs.list().filter((j) => j.kind === 'extract');
+  const settled = (ctx: AppContext, n: number) => extractJobs(ctx).filter((j) => j.state === 'done' || j.state === 'failed').length >= n;
+
+  /** The new turn up to its tool call, then (after a quiet report has come and its run ended) the rest. */
+  async function turnWithLongTool(auto: AutoMemory, ctx: AppContext, t: ReturnType<ExtractFixture['builder']>, finalStop: string | null): Promise<void> {
+    // Written once the watcher has seen the session as it was: what was there is from before.
+    await auto.watching();
+    t.prompt('we never mock the database in integration tests');
+    t.assistant([{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }], { stopReason: 'tool_use' });
+    await fs.appendFile(fx.transcript(), t.take());
+    // The tool still runs: the transcript is quiet, and the watcher reports it mid-turn.
+    await waitFor(() => settled(ctx, 1), 15_000, 'the run of the quiet report that came mid-turn to end');
+    t.toolResult('toolu_1', 'all tests pass');
+    t.assistant('Noted.', { stopReason: finalStop });
+    await fs.appendFile(fx.transcript(), t.take());
+  }
+
+  it('in process: the older turn is never sent, and a last answer without a stop reason is extracted once the session is idle', async () => {
+    const t = await sessionFromBefore();
+    fake.setHandler((request) =>
+      JSON.stringify(request.body?.messages ?? '').includes('we never mock the database') ? operationsReply(dbMemory) : operationsReply(),
+    );
+    const { auto, ctx } = await startApp();
+    // Claude Code often leaves stop_reason null on the last answer: only the idle report ends that turn.
+    await turnWithLongTool(auto, ctx, t, null);
+    const store = new ExtractionStore(fx.dataDir);
+    await waitFor(async () => (await store.listProposals()).length > 0, 15_000, 'the idle report to have the new turn extracted');
+    await auto.extraction.idle();
+    expect(mentions('the deploy goes through staging')).toEqual([]);
+    expect(await store.listProposals()).toMatchObject([{ operation: { file: 'feedback_real_db.md' } }]);
+    expect(await store.loadCarry()).toEqual({});
+  });
+
+  it("after a restart: killed during the finished turn's run, the next start extracts the new turn and never the older one", async () => {
+    const t = await sessionFromBefore();
+    fake.setHandler(() => ({ kind: 'hang' }));
+    worker = await startWorker(await bundleWorker('src/main/hooks/test-support/watcher-app.ts'), [fx.home, fx.dataDir, fake.url]);
+    t.prompt('we never mock the database in integration tests');
+    t.assistant([{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }], { stopReason: 'tool_use' });
+    await fs.appendFile(fx.transcript(), t.take());
+    // The tool still runs: the quiet report's run reads no turn, and marks the older one as from before.
+    const cursors = new CursorStore(fx.dataDir);
+    await waitFor(async () => (await cursors.load(fx.transcript(), EXTRACT_CONSUMER)).status !== 'absent', 15_000, 'the mid-turn run to pass the older turn');
+    t.toolResult('toolu_1', 'all tests pass');
+    t.assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.appendFile(fx.transcript(), t.take());
+    await waitFor(() => mentions('we never mock the database').length > 0, 15_000, "the finished turn's run to ask the model");
+    worker.child.kill('SIGKILL');
+    await worker.exit;
+
+    fake.setHandler((request) =>
+      JSON.stringify(request.body?.messages ?? '').includes('we never mock the database') ? operationsReply(dbMemory) : operationsReply(),
+    );
+    const store = new ExtractionStore(fx.dataDir);
+    const { auto } = await startApp();
+    await waitFor(async () => (await store.listProposals()).length > 0, 15_000, "the next start's run to propose a memory of the new turn");
+    await auto.extraction.idle();
+    expect(mentions('the deploy goes through staging')).toEqual([]);
     expect(await store.loadCarry()).toEqual({});
   });
 });

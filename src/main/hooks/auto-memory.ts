@@ -262,22 +262,13 @@ export class AutoMemory {
       activityMs: ACTIVITY_MS,
       ignore: (file) => this.isOwn(file),
       onActivity: (file) => void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file)))),
-      onQuiet: (file, stage) => {
-        // With hooks connected, Stop says when a turn ends (and the spool owes it); without them, a
-        // long silence does, and the watcher's report is all that owes the turn: noted before its run.
-        if (this.hooksConnected) {
-          if (stage === 'quiet') this.extraction.trigger(file, { trigger: 'watcher', closeTrailingTurn: 'never' });
-        } else
-          void this.extraction
-            .turnEnded(
-              file,
-              stage === 'quiet' ? { trigger: 'watcher', closeTrailingTurn: 'never' } : { trigger: 'watcher', closeTrailingTurn: 'if-answered', newTurns: 0 },
-            )
-            // Noted again: the next refusal is a new episode, said again (review s44 #4).
-            .then(
-              () => void (this.unnotedSaid = null),
-              (error: unknown) => this.sayUnnoted(error),
-            );
+      onQuiet: (file, stage, seenFrom) => {
+        // What a report owes is the extraction service's rule; it says when a note the disk refused leaves the turn owed only in memory.
+        void this.extraction.watcherReported(file, { stage, seenFrom, owed: !this.hooksConnected }).then(
+          // Noted again: the next refusal is a new episode, said again (review s44 #4).
+          () => void (this.unnotedSaid = null),
+          (error: unknown) => this.sayUnnoted(error),
+        );
         void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file))));
       },
     });
@@ -303,6 +294,11 @@ export class AutoMemory {
 
   private async sweep(): Promise<void> {
     await this.settingsThen(async ({ idleMinutes }) => void (await this.sessions.sweepIdle(idleMinutes)));
+  }
+
+  /** Settles when the transcript watcher's first scan is done (at once when none runs): what it finds was written before Memdir watched. */
+  watching(): Promise<void> {
+    return this.watcher?.ready ?? Promise.resolve();
   }
 
   /** Whether hook events reach this app now. */
