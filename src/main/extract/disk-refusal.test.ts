@@ -244,15 +244,16 @@ describe.skipIf(smallDiskUnavailable !== null)(`extraction when the disk says no
 
   it('a turn held while a run reads more turns than the carry held is still carried when the app quits before the follow-up run', async () => {
     const data = dataOnSmallDisk();
-    const service = (): ExtractionService =>
+    const service = (bus = new EventBus()): ExtractionService =>
       new ExtractionService({
         home: () => h.fx.home,
         dataDir: h.fx.dataDir,
         env: {},
-        jobs: new JobRunner(new EventBus()),
+        jobs: new JobRunner(bus),
         provider: () => fakeProvider(h.fake, h.fx.dataDir),
       });
-    const first = service();
+    const bus = new EventBus();
+    const first = service(bus);
     // A run the full disk stopped: its turn is counted into the next run (more than the carry will hold).
     await h.writeTurns('we never mock the database');
     data.leaveFree(0);
@@ -270,13 +271,18 @@ describe.skipIf(smallDiskUnavailable !== null)(`extraction when the disk says no
     await first.hold(h.fx.transcript(), { closeTrailingTurn: 'never', newTurns: 1 });
     first.trigger(h.fx.transcript(), { trigger: 'hook', closeTrailingTurn: 'never', newTurns: 1 });
     await waitFor(() => h.fake.messageRequests().some((r) => JSON.stringify(r.body).includes('and we write SQL by hand')));
-    // Meanwhile a third turn ends and is held; the app quits before the follow-up run.
+    // Meanwhile a third turn ends and is held; the app quits once the run is done, before the follow-up run.
     await h.writeTurns('the staging database is shared');
     await first.hold(h.fx.transcript(), { closeTrailingTurn: 'never', newTurns: 1 });
     first.trigger(h.fx.transcript(), { trigger: 'hook', closeTrailingTurn: 'never', newTurns: 1 });
-    first.close();
+    let closing: { done: Promise<void> } | null = null;
+    bus.subscribe((event) => {
+      if (event.type === 'job' && event.job.kind === 'extract' && event.job.state === 'done') closing ??= { done: first.close() };
+    });
     release();
-    await first.idle();
+    await (
+      await waitFor(() => closing, 15_000, 'the run to finish and the app to quit')
+    ).done;
     expect(await h.store().loadCarry()).toEqual({ [h.fx.transcript()]: { newTurns: 1, closeTrailingTurn: 'never' } });
     // The next start takes the held turn up.
     const second = service();

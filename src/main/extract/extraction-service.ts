@@ -82,6 +82,8 @@ interface Running {
 /** Extraction jobs of the running app (see the module comment). */
 export class ExtractionService {
   private readonly running = new Map<string, Running>();
+  /** The jobs of this service's runs, to stop at close. */
+  private readonly jobIds = new Set<string>();
   private closed = false;
   private readonly store: ExtractionStore;
 
@@ -296,8 +298,8 @@ export class ExtractionService {
         }
       },
     );
-    void job;
-    const outcome = await result;
+    this.jobIds.add(job.id);
+    const outcome = await result.finally(() => this.jobIds.delete(job.id));
     if (outcome?.wrote) this.deps.onWrote?.(outcome.project, outcome.memoryDir);
     return outcome;
   }
@@ -359,8 +361,14 @@ export class ExtractionService {
     while (this.running.size > 0) await Promise.all([...this.running.values()].map((r) => r.done));
   }
 
-  /** Stop starting runs; running ones are cancelled with the job runner. */
-  close(): void {
+  /**
+   * Stop starting runs, cancel the running ones and wait until each has written what the carry
+   * owes (a cancelled run keeps its turns owed for the next start): once closed, nothing of it
+   * writes any more.
+   */
+  async close(): Promise<void> {
     this.closed = true;
+    for (const id of this.jobIds) this.deps.jobs.cancel(id);
+    await this.idle();
   }
 }

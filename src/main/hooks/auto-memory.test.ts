@@ -149,6 +149,20 @@ describe('AutoMemory in the running app', () => {
     expect((await new ExtractionStore(fx.dataDir).readLog())[0]).toMatchObject({ trigger: 'watcher' });
   });
 
+  it('closing stops its extraction runs and leaves the turn owed on disk, with nothing still writing afterwards', async () => {
+    // The model never answers: the run is still going when the app quits.
+    fake.setHandler(() => ({ kind: 'hang' }));
+    await auto.start();
+    await writeTurn('we never mock the database in integration tests');
+    expect((await hook('Stop')).outcome).toBe('spooled');
+    await waitFor(async () => fake.messageRequests().length > 0, 15_000, 'the extraction run to ask the model');
+    await auto.close();
+    // Closed means done: no extraction left running (it wrote into the data folder after a quit,
+    // as the test's own clean-up removed it), and the turn is still owed for the next start.
+    expect(ctx.jobs.list().filter((j) => j.kind === 'extract' && (j.state === 'running' || j.state === 'queued'))).toEqual([]);
+    expect(Object.values(await new ExtractionStore(fx.dataDir).loadCarry())).toEqual([expect.objectContaining({ newTurns: 1 })]);
+  });
+
   it("never acts on Memdir's own model sessions", async () => {
     await auto.start();
     const own = path.join(fx.home, 'projects', path.join(fx.dataDir, 'claude-cli').replace(/[^A-Za-z0-9]/g, '-'), 'x.jsonl');

@@ -16,7 +16,7 @@
 import path from 'node:path';
 import type { EventBus } from '../core/event-bus.js';
 import type { JobRunner } from '../jobs/index.js';
-import { type ModelProvider, resolveProvider } from '../llm/index.js';
+import { LlmError, type ModelProvider, resolveProvider } from '../llm/index.js';
 import { type CredentialStore, loadAppSettings } from '../settings/index.js';
 import { ExtractionService, isInternalProject, TurnEndWatcher } from '../extract/index.js';
 import { SessionMemory } from '../session/index.js';
@@ -245,6 +245,8 @@ export class AutoMemory {
       const { settings } = await loadAppSettings(this.host.dataDir);
       await fn({ sessionEnabled: settings.session.enabled, idleMinutes: settings.session.idleMinutes });
     } catch (error) {
+      // Work the app's close stopped is no problem to report (and the data folder is no longer written).
+      if (!this.started && error instanceof LlmError && error.kind === 'aborted') return;
       await logHookProblem(this.host.dataDir, 'app', (error as Error).message);
     }
   }
@@ -311,7 +313,7 @@ export class AutoMemory {
     this.stopSpoolWatch?.();
     this.stopSpoolWatch = null;
     await this.draining;
-    this.extractionValue?.close();
+    await Promise.all([this.extractionValue?.close(), this.sessionsValue?.memory.close()]);
     this.unsubscribe?.();
     if (this.sweeper) clearInterval(this.sweeper);
     await this.watcher?.close();

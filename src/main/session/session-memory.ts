@@ -147,6 +147,8 @@ async function readClaudeCodeSummary(transcriptPath: string, sessionId: string):
 export class SessionMemory {
   readonly store: SessionStore;
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Aborts the looks under way when the app closes (a note's model call among them). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: SessionMemoryOptions) {
     this.store = options.store ?? new SessionStore(options.dataDir);
@@ -182,8 +184,18 @@ export class SessionMemory {
     } catch {
       return Promise.resolve(null);
     }
-    if (!SESSION_ID.test(sessionId) || isInternalProject(project, this.options.dataDir)) return Promise.resolve(null);
-    return this.serial(sessionId, () => this.look(file, sessionId, project, options));
+    if (this.stopping.signal.aborted || !SESSION_ID.test(sessionId) || isInternalProject(project, this.options.dataDir)) return Promise.resolve(null);
+    const signal = options.signal ? AbortSignal.any([options.signal, this.stopping.signal]) : this.stopping.signal;
+    return this.serial(sessionId, () => this.look(file, sessionId, project, { ...options, signal }));
+  }
+
+  /**
+   * The app closes: looks under way stop (a note's model call is aborted, nothing more is
+   * written) and this waits for them, so nothing of Session Memory writes after it; no new look starts.
+   */
+  async close(): Promise<void> {
+    this.stopping.abort();
+    await Promise.all(this.chains.values());
   }
 
   private async look(file: string, sessionId: string, project: string, options: ObserveOptions): Promise<SessionStatus | null> {
