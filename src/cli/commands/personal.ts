@@ -355,8 +355,8 @@ export const personalResolveCommand: CommandSpec = {
     home: homeOption,
     json: jsonOption,
   },
-  details: `As \`memdir team resolve\`: --keep server keeps the other machine's version on disk; mine, both and merged write
-(history entry, source "sync") and push. JSON: as \`memdir team resolve --json\`.
+  details: `As \`memdir team resolve\`: --keep server keeps the other machine's version on disk (one history entry: yours
+recorded just before it, its undo puts yours back); mine, both and merged write (history entry, source "sync") and push. JSON: as \`memdir team resolve --json\`.
 ${ALLOW_SECRET_HELP}
 Exit codes: 0 resolved (and pushed), 1 resolved but not pushed yet, 2 refused.`,
   async run({ positionals, values, io }) {

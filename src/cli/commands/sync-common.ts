@@ -201,11 +201,17 @@ export async function resolveFromCli(
   } else {
     const what = {
       mine: 'your version is written',
-      server: `${words.theirs} version stays (nothing written)`,
+      server: `${words.theirs} version stays`,
       both: 'both versions are kept',
       merged: 'the merge is written',
     }[keep];
-    io.out(`Resolved ${words.prefix}${key}: ${what}.${result.rev ? ` History entry ${result.rev.slice(0, 10)}; undo with: ${undo}` : ''}\n`);
+    // Keeping the server's replaced yours on disk: say where yours is (its entry's undo puts it back).
+    const entry = !result.rev
+      ? ''
+      : keep === 'server'
+        ? ` Your version is in History (entry ${result.rev.slice(0, 10)}); undo with: ${undo}`
+        : ` History entry ${result.rev.slice(0, 10)}; undo with: ${undo}`;
+    io.out(`Resolved ${words.prefix}${key}: ${what}.${entry}\n`);
     const local = keep !== 'server' && result.report ? resolvedInClaudeCodeStore(key, result.report.waiting, words.prefix) : null;
     if (local) io.out(`${local}\n`);
     if (result.report) describeReport(io, result.report, connection, `memdir ${words.family} resolve`, words);

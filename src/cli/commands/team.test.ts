@@ -324,6 +324,67 @@ describe('memdir team', () => {
     ).toEqual([]);
   });
 
+  it("resolve --keep server is one history entry: it says where your version is, its undo puts yours back byte for byte, and no later sync pushes it over the team's", async () => {
+    const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
+    await fs.writeFile(path.join(team, 'keep_me.md'), 'Deploys: Fridays.\n');
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+    const other = (await issueToken(store, 'design', 'doreen')).token;
+    const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+    const pushed = await fetch(`${server.url}/v2/teams/design/entries`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        pushId: 'cli-test-push-keep-srv1',
+        entries: { 'keep_me.md': { content: 'Deploys: never on Fridays.\n', base: sha('Deploys: Fridays.\n') } },
+      }),
+    });
+    expect(pushed.status).toBe(200);
+    // Yours, written as Claude Code writes (no Memdir, no history entry of its own): CRLF, no final newline.
+    const mine = Buffer.from('Deploys: Fridays, after 16:00 \r\nAsk ann first', 'utf8');
+    await fs.writeFile(path.join(team, 'keep_me.md'), mine);
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(1);
+    const listed = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as {
+      conflicts: { id: string; key: string }[];
+    };
+    const conflict = listed.conflicts.find((c) => c.key === 'keep_me.md')!;
+
+    const resolved = await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server']);
+    expect(resolved.code).toBe(0);
+    // Before: "the team's version stays (nothing written)", no entry, no undo: yours gone without a word of where.
+    const undo = /undo with: (memdir undo -work-app [0-9a-f]{10})/.exec(resolved.out)?.[1];
+    expect(undo).toBeDefined();
+    expect(resolved.out).toContain("Resolved team/keep_me.md: the team's version stays. Your version is in History");
+    expect(await fs.readFile(path.join(team, 'keep_me.md'), 'utf8')).toBe('Deploys: never on Fridays.\n');
+    const history = JSON.parse((await memdir(['history', '-work-app', '--home', home, '--json', '--limit', '2'])).out) as {
+      entries: { rev: string; summary: string }[];
+    };
+    expect(history.entries.map((e) => e.summary)).toEqual([
+      "Resolve the conflict on team/keep_me.md: kept the team's version",
+      'Your version of team/keep_me.md, kept when the conflict on it was resolved',
+    ]);
+    expect(undo).toBe(`memdir undo -work-app ${history.entries[0]!.rev.slice(0, 10)}`);
+
+    // A later sync in between changes nothing; the undo then puts yours back byte for byte and opens the conflict again.
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+    const undone = await memdir([...undo!.split(' ').slice(1), '--home', home, '--json']);
+    expect(undone.code).toBe(0);
+    expect((JSON.parse(undone.out) as { notes: string[] }).notes).toEqual([
+      'The team sync conflict on team/keep_me.md is open again: your version is still kept, to choose again.',
+    ]);
+    expect(await fs.readFile(path.join(team, 'keep_me.md'))).toEqual(mine);
+    // The next sync does not push yours over the team's (choose "mine" for that); the team's stays on the server, the choice open.
+    const after = JSON.parse((await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json'])).out) as { push: { uploaded: string[] } };
+    expect(after.push.uploaded).toEqual([]);
+    expect((await serverEntries(server.url, 'design', other))['keep_me.md']).toBe('Deploys: never on Fridays.\n');
+    expect(await fs.readFile(path.join(team, 'keep_me.md'))).toEqual(mine);
+    const open = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { id: string }[] };
+    expect(open.conflicts.map((c) => c.id)).toContain(conflict.id);
+    // Keeping the team's again: the team's text back on disk, resolved.
+    const again = await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server']);
+    expect(again.code).toBe(0);
+    expect(await fs.readFile(path.join(team, 'keep_me.md'), 'utf8')).toBe('Deploys: never on Fridays.\n');
+  });
+
   it('an overlapping edit: conflicts shows the three-way proposal; resolve --keep merged --file writes and pushes the edited merge', async () => {
     const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
     // In step with the team first, then two edits of the same line: one here, one by another member.

@@ -276,15 +276,16 @@ export const teamResolveCommand: CommandSpec = {
     json: jsonOption,
   },
   details: `--keep mine     your version is written over the team's and pushed;
---keep server   the team's version (on disk now) stays; nothing is written;
+--keep server   the team's version (on disk now) stays; yours is recorded in history just before the resolution's
+                entry (text: "Your version is in History"), so its undo puts yours back byte for byte;
 --keep both     every line of both: merged where they differ apart, yours then theirs where they overlap (with no
                 common base, every line of both, common lines once); pushed;
 --keep merged   the text of --file F (start from \`memdir team conflicts --json\`'s "proposal" and delete its
                 <<<<<<<, ======= and >>>>>>> lines: a text still holding one is refused, as is a file that
                 is binary, not UTF-8 or over 1 MB), or the three-way merge when nothing overlaps; pushed.
-A write is one history entry (source "sync"); undo it with the \`memdir undo\` command printed (and in the JSON):
-the file goes back as the pull left it and the conflict is open again (yours still kept, to choose again);
-undoing that undo resolves it again.
+Each is one history entry (source "sync"); undo it with the \`memdir undo\` command printed (and in the JSON):
+the file goes back as the pull left it (after --keep server: yours) and the conflict is open again (yours still
+kept, to choose again; the next sync pushes neither side); undoing that undo resolves it again.
 Nothing is written when the file changed since the conflict was shown.
 ${ALLOW_SECRET_HELP}
 JSON: {"project": {"dir", "memoryDir"}, "conflict": {…, "status": "resolved", "resolution"}, "rev": id|null,

@@ -56,6 +56,13 @@ export interface ChangeDescription extends HistoryOptions {
    * the state before the change with these files at that other version (both parents kept).
    */
   theirs?: () => { path: string; content: string; from: string }[];
+  /**
+   * For `transact`: versions of files this change replaces that are not on disk now (a sync
+   * conflict's kept side, the pull having written the other): each recorded as its own entry just
+   * before this change (unless History's newest entry holds it already), so this change's entry
+   * goes from it to what is on disk after, and its undo puts it back byte for byte.
+   */
+  replaces?: { path: string; content: Buffer; summary: string }[];
   /** For `transact`: the memories an undo anyway brought back, asked after the change (kept as trailers of its entry). */
   broughtBack?: () => BroughtBack[];
   /**
@@ -457,6 +464,12 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       if (repo && opts.source === 'restore') noted.createMode = modeWhenTakenAway(repo);
       const modes = async () => (repo ? await takenModes(repo.workTree, noted).catch(() => []) : []);
       const createdFolders = noted.created;
+      if (repo && opts.replaces) {
+        for (const replaced of opts.replaces) {
+          await keepReplaced(repo, replaced, checkSource(opts.source));
+          noted.files.add(path.join(repo.workTree, checkFile(replaced.path)));
+        }
+      }
       let result: T;
       try {
         result = await noteWrites(memoryDir, noted, () => transactions.run(new Map([...(outer ?? []), [key, state], [given, state]]), fn));
@@ -530,6 +543,30 @@ async function takeBack(err: unknown, memoryDir: string, dataDir: string, noted:
  */
 export function changeWasTakenBack(err: unknown): boolean {
   return typeof err === 'object' && err !== null && takenBack.has(err);
+}
+
+/**
+ * `replaced` (a version not on disk) as HEAD's newest entry, HEAD's tree with that file at those
+ * bytes (nothing when HEAD holds them already); the real index follows, so the next record
+ * compares what is on disk with it. Nothing on disk is touched.
+ */
+async function keepReplaced(repo: ShadowRepo, replaced: { path: string; content: Buffer; summary: string }, source: string): Promise<void> {
+  const rel = checkFile(replaced.path);
+  const locked = { workTree: true, clearStaleLocks: true };
+  const temp = `${repo.gitDir}/memdir-replaced-${process.pid}-${Date.now()}`;
+  try {
+    await fs.writeFile(temp, replaced.content);
+    const oid = (await git(repo, ['hash-object', '-w', '--no-filters', temp])).stdout.trim();
+    await git(repo, ['update-index', '--add', '--cacheinfo', `100644,${oid},${rel}`], locked);
+    await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
+      ...locked,
+      okCodes: [1],
+      input: formatMessage(replaced.summary, source),
+      env: await monotonicDate(repo),
+    });
+  } finally {
+    await fs.rm(temp, { force: true });
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ import { coalescedReads } from './coalesced-read.js';
 import { messageOf, overruledByOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 /** Why the connect form cannot be sent yet, or null when it can. */
 export function connectProblem(
@@ -73,16 +74,17 @@ const PERSONAL_SIDE: SyncSide<PersonalProjectStatus> = {
   sync: (dir) => call('personal.sync', { dir }),
   conflict: (dir, id) => call('personal.conflict', { dir, id }),
   resolve: (dir, input) => call('personal.resolve', { dir, ...input }),
-  resolved(_dir, detail, take, { report }) {
+  resolved(dir, detail, take, { rev, report }) {
+    // Keeping the other machine's is one history entry: its Undo puts this machine's version back (the conflict open again).
+    if (take === 'server')
+      return offerUndo(dir, rev, `Kept your other machine's version of ${detail.conflict.key}.${rev ? ' Your version is in History: Undo puts it back.' : ''}`);
     useToasts
       .getState()
       .show(
         report?.error ? 'error' : 'info',
-        take === 'server'
-          ? `Kept your other machine's version of ${detail.conflict.key}.`
-          : report?.error
-            ? `Saved, but the push failed: ${report.error.message}`
-            : (resolvedInClaudeCodeStore(detail.conflict.key, report?.waiting ?? []) ?? `Saved ${detail.conflict.key}.`),
+        report?.error
+          ? `Saved, but the push failed: ${report.error.message}`
+          : (resolvedInClaudeCodeStore(detail.conflict.key, report?.waiting ?? []) ?? `Saved ${detail.conflict.key}.`),
       );
   },
   reopenRefused: false,

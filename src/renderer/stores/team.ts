@@ -130,11 +130,11 @@ const TEAM_SIDE: SyncSide<TeamStatus> = {
     const pushed = report?.push.uploaded.includes(detail.conflict.key);
     const said =
       take === 'server'
-        ? `Kept the team's version of ${detail.conflict.key}.`
+        ? `Kept the team's version of ${detail.conflict.key}.${rev ? ' Your version is in History: Undo puts it back.' : ''}`
         : report?.error
           ? `Saved, but the push failed: ${report.error.message}`
           : (resolvedInClaudeCodeStore(detail.conflict.key, report?.waiting ?? [], 'team/') ?? `Saved${pushed ? ' and pushed' : ''} ${detail.conflict.key}.`);
-    // The resolution is one history entry; its Undo puts the file back as it was before.
+    // The resolution is one history entry; its Undo puts the file back as it was before (keeping the team's: yours).
     if (report?.error) useToasts.getState().show('error', said);
     else offerUndo(dir, rev, said);
   },

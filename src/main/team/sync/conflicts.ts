@@ -114,8 +114,9 @@ export async function resolveConflict(
   if (conflict.status === 'resolved') throw new TeamSyncError('conflict', `This conflict was already resolved (${conflict.resolution}).`);
   // How every sentence and the history entry name the file: a secret in its name masked.
   const named = e.rel(await shownKey(conflict.key));
-  let rev: string | null = null;
-  if (take !== 'server') {
+  let rev: string | null;
+  if (take === 'server') rev = await keepServerSide(e, conflict, named);
+  else {
     let bytes: Buffer;
     if (take === 'mine') {
       const kept = await e.stateFile.readConflictBytes(conflict);
@@ -153,6 +154,43 @@ export async function resolveConflict(
   e.dirty = true;
   await e.persist();
   return { conflict: await shownConflict(conflict), rev };
+}
+
+/**
+ * Keeping the server's side is one history entry too, as every resolution is: the kept local side
+ * is recorded just before it (history `replaces`; the pull wrote the server's over it on disk), so
+ * the entry goes from the user's version to the team's and its Undo puts the user's back byte for
+ * byte (the conflict open again, followTakenBack). The file on disk is not written. Null (no entry)
+ * when the kept side is missing or the file is the user's version already.
+ */
+async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: string): Promise<string | null> {
+  const kept = await e.stateFile.readConflictBytes(conflict);
+  if (!kept) return null;
+  const rel = e.rel(conflict.key);
+  const side = e.space.kind === 'team' ? "the team's version" : "the other machine's version";
+  const file = await resolveTeamKey(await checkTeamDir(e.memoryDir, e.space), conflict.key);
+  // The user's side on disk again (an Undo of this choice took it back): the server's version goes back there.
+  const seen = e.server.get(conflict.key) ?? conflict.serverSha;
+  const current = await file.read();
+  const serverBytes = current && sha256Hex(current.data) === conflict.localSha ? await e.bases.read(seen) : null;
+  if (serverBytes) e.options.onWrite?.('before', [conflict.key]);
+  const { entry } = await transact(
+    e.memoryDir,
+    {
+      source: 'sync',
+      summary: `Resolve the conflict on ${named}: kept ${side}`,
+      dataDir: e.options.dataDir,
+      replaces: [{ path: rel, content: kept, summary: `Your version of ${named}, kept when the conflict on it was resolved` }],
+    },
+    async () => {
+      if (serverBytes) await e.write(file, serverBytes, seen);
+    },
+  );
+  if (serverBytes) {
+    e.options.onWrite?.('after', [conflict.key]);
+    e.setBase(conflict.key, seen);
+  }
+  return entry?.rev ?? null;
 }
 
 /**
@@ -228,4 +266,13 @@ async function restoredResolutions(e: SyncEngine, restoredTo: string, by: string
  */
 export function holdsPulledVersion(e: SyncEngine, key: string, sha: string): boolean {
   return e.state.conflicts.some((c) => c.status === 'open' && c.key === key && c.serverSha === sha);
+}
+
+/**
+ * Whether `sha` (a file of `key` now) is exactly the local version an open conflict on it keeps:
+ * after the Undo of "keep the server's" put the user's side back, the conflict is open again and
+ * the choice still to come — not an edit to push over the team's version (choose "mine" for that).
+ */
+export function holdsKeptVersion(e: SyncEngine, key: string, sha: string): boolean {
+  return e.state.conflicts.some((c) => c.status === 'open' && c.key === key && c.localSha === sha);
 }

@@ -15,7 +15,7 @@ import { type FileFacts, parseTopicFile } from '../../memdir/index.js';
 import { maskedForShowing, maskedName, maskedPath, scanText } from '../../secrets/index.js';
 import { secretAlertMessage, secretAlertTitle } from '../alert-center.js';
 import { type TeamFile, TeamPathError, checkTeamDir, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
-import { holdsPulledVersion } from './conflicts.js';
+import { holdsKeptVersion, holdsPulledVersion } from './conflicts.js';
 import type { Cycle, LocalInfo, SyncEngine } from './engine.js';
 
 /** How a refused read shows in the waiting list. */
@@ -139,8 +139,9 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       e.setBase(key, sha);
       continue;
     }
-    // A conflict opened again (an Undo, a restore) left the team's earlier bytes here: no edit of this machine's.
-    if (server !== undefined && holdsPulledVersion(e, key, sha)) continue;
+    // A conflict opened again (an Undo, a restore) left the team's earlier bytes here: no edit of this machine's;
+    // or (the Undo of keeping the server's) the user's kept side, still to choose: not pushed over the team's.
+    if (server !== undefined && (holdsPulledVersion(e, key, sha) || holdsKeptVersion(e, key, sha))) continue;
     if (server !== undefined && server !== base) {
       await waiting(cycle, {
         key,
