@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPersonal, createTeam, issuePersonalToken, issueToken } from '../../server/admin.js';
+import { createPersonal, createTeam, issuePersonalToken, issueToken, revokeToken } from '../../server/admin.js';
 import { type RunningServer, startServer } from '../../server/server.js';
 import { openSqliteStore } from '../../server/sqlite-store.js';
 import type { TeamStore } from '../../server/store.js';
@@ -228,5 +228,21 @@ describe('memdir personal', () => {
     });
     expect(await fs.readFile(file, 'utf8')).toBe(mine);
     expect((await memdir(tablet, ['personal', 'conflicts', '--project', tablet.repo])).code).toBe(0);
+  });
+
+  it('status says the last sync failed, and why, as `memdir team status` does: in its text too, exit 1', async () => {
+    const { laptop } = machines;
+    await revokeToken(store, tokens.laptop!);
+    const failed = await memdir(laptop!, ['personal', 'sync', '--project', laptop!.repo, '--json']);
+    expect(failed.code).toBe(2);
+    const json = JSON.parse((await memdir(laptop!, ['personal', 'status', '--json'])).out) as {
+      projects: { lastError: { message: string; at: string } | null }[];
+    };
+    const lastError = json.projects[0]!.lastError!;
+    expect(lastError.message).toEqual(expect.any(String));
+    // Before: the JSON had it, the text said nothing of it and exited 0.
+    const text = await memdir(laptop!, ['personal', 'status']);
+    expect(text.out).toContain(`Last sync failed (${lastError.at}): ${lastError.message}`);
+    expect(text.code).toBe(1);
   });
 });

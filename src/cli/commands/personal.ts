@@ -45,6 +45,7 @@ import {
   credentialsEncrypted,
   dataDirOf,
   describeReport,
+  lastSyncFailed,
   locate,
   printConflicts,
   optionalProjectOption,
@@ -251,9 +252,12 @@ export const personalStatusCommand: CommandSpec = {
   options: { project: optionalProjectOption, home: homeOption, json: jsonOption },
   details: `Looks only at this machine (no request to the server).
 JSON: {"connected": bool, "account": {"server", "user", "member", "tokenId", "keyId", "connectedAt"} | null,
-  "projects": [{"dir", "memoryDir", "identity", "projectId", "lastPullAt", "lastPushAt", "version", "lastError" | null, "files",
+  "projects": [{"dir", "memoryDir", "identity", "projectId", "lastPullAt", "lastPushAt", "version", "lastError": {"code", "message", "at"} | null, "files",
   "waiting": [{"key", "reason", "detail"}], "conflicts": [{"id", "key", "createdAt", …}]}]}
-Exit codes: 0 in step (or not connected; a claude-code-store item alone included), 1 conflicts or files held back, 2 error.`,
+"lastError": {"code", "message", "at"}: the project's last sync failure, by this process or another (the app), null once
+one gets through; the text says "Last sync failed (when): …", as \`memdir team status\` does.
+Exit codes: 0 in step (or not connected; a claude-code-store item alone included), 1 conflicts, files held back or the
+last sync failed, 2 error.`,
   async run({ values, io }) {
     const dataDir = dataDirOf(io);
     const account = await readAccount(dataDir);
@@ -266,7 +270,7 @@ Exit codes: 0 in step (or not connected; a claude-code-store item alone included
     }
     const projects = [];
     for (const c of connections) projects.push({ ...projectView(c), ...(await (await openSync(c, io, dataDir, true)).inspect()) });
-    const problems = projects.some((p) => p.conflicts.length > 0 || p.waiting.some(waitingNeedsYou));
+    const problems = projects.some((p) => p.conflicts.length > 0 || p.waiting.some(waitingNeedsYou) || p.lastError);
     if (values.json) {
       printJson(io, {
         connected: account !== null,
@@ -283,6 +287,7 @@ Exit codes: 0 in step (or not connected; a claude-code-store item alone included
       );
       for (const w of p.waiting) io.out(`  ${w.reason === 'pending' ? 'Waiting' : 'Held back'}: ${waitingItemName(w)} — ${w.detail}\n`);
       for (const c of p.conflicts) io.out(`  Conflict ${c.id}: ${c.key} (changed on ${c.serverUpdatedBy ?? '?'} too; yours is kept).\n`);
+      if (p.lastError) io.out(`  ${lastSyncFailed(p.lastError)}\n`);
     }
     if (account && projects.length === 0) io.out('No project is synced yet: memdir personal connect --project <dir>.\n');
     return problems ? EXIT_PROBLEMS : EXIT_OK;

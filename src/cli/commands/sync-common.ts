@@ -106,6 +106,11 @@ export function describeReport(
   if (report.error) io.err(`${command}: ${report.error.message}\n`);
 }
 
+/** How `memdir team status` and `memdir personal status` say the last sync (by any process) failed: one line, no newline. */
+export function lastSyncFailed(lastError: { message: string; at: string }): string {
+  return `Last sync failed (${lastError.at}): ${lastError.message}`;
+}
+
 /**
  * The exit code of a sync (issue 15, finding 10): 2 it failed; 1 it ran but something is not
  * where it should be — a conflict open, a local file held back, an entry from the server refused;

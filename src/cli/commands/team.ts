@@ -38,6 +38,7 @@ import {
   credentialsEncrypted,
   dataDirOf,
   describeReport,
+  lastSyncFailed,
   locate,
   printConflicts,
   projectOption,
@@ -207,7 +208,7 @@ gets through. Exit codes: 0 in step (a claude-code-store folder alone included: 
       );
       for (const w of inspected.waiting) io.out(`${w.reason === 'pending' ? 'Waiting' : 'Held back'}: ${waitingItemName(w, 'team/')} — ${w.detail}\n`);
       for (const c of inspected.conflicts) io.out(`Conflict ${c.id}: team/${c.key} (server version by ${c.serverUpdatedBy ?? '?'}; yours is kept).\n`);
-      if (inspected.lastError) io.out(`Last sync failed (${inspected.lastError.at}): ${inspected.lastError.message}\n`);
+      if (inspected.lastError) io.out(`${lastSyncFailed(inspected.lastError)}\n`);
       else if (inspected.waiting.length === 0 && inspected.conflicts.length === 0) io.out('Everything here is on the server.\n');
     }
     return inspected.conflicts.length > 0 || blocked.length > 0 || inspected.lastError ? EXIT_PROBLEMS : EXIT_OK;
