@@ -346,6 +346,36 @@ describe('team sync in the app', () => {
     expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('synced');
   });
 
+  it("keeping the team's version is one history entry the app's Undo takes back: mine on disk byte for byte, the conflict open, nothing pushed", async () => {
+    const base = topic('Release', 'project', 'Tag on main.');
+    const theirs = topic('Release', 'project', 'Tag on main.\nA: sign the tag.');
+    const mine = Buffer.from(topic('Release', 'project', 'Tag on main.\r\nB: after QA   ').replace(/\n$/, ''), 'utf8');
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_release.md'), base);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_release.md'), theirs);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    const file = path.join(b.memoryDir, 'team', 'project_release.md');
+    await fs.writeFile(file, mine);
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
+      (c) => c.key === 'project_release.md',
+    );
+    // Before: rev null, so the app's notice had no Undo.
+    const resolved = await ok<{ rev: string | null }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
+    expect(resolved.rev).toEqual(expect.any(String));
+    expect(await fs.readFile(file, 'utf8')).toBe(theirs);
+    await ok(b.api, 'history.undo', { dir: '-work-app', rev: resolved.rev });
+    expect(await fs.readFile(file)).toEqual(mine);
+    expect((await ok<{ conflicts: { id: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.map((c) => c.id)).toContain(conflict!.id);
+    expect((await ok<{ push: { uploaded: string[] } }>(b.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toEqual([]);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', 'project_release.md'), 'utf8')).toBe(theirs);
+    await ok(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
+    expect(await fs.readFile(file, 'utf8')).toBe(theirs);
+    expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('synced');
+  });
+
   it('raises a secret alert (event included), then redacts it in place with a history entry, and the file goes up', async () => {
     a.events.length = 0;
     await fs.writeFile(path.join(a.memoryDir, 'team', 'reference_ci.md'), topic('CI', 'reference', `The CI bot token is ${GITHUB_TOKEN} for now.`));
