@@ -147,6 +147,11 @@ export function* assignments(text: string): Generator<RegExpExecArray> {
 function genericAssignments(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const m of assignments(text)) {
+    // A match whose value starts inside the value just reported is part of that stretch (one
+    // finding a stretch is all the scanner keeps): `password:password:…` is one hit per 300
+    // characters, not one per operator (thousands of hits made secretlint's pairwise
+    // de-duplication quadratic: minutes on a few hundred KB).
+    if (found.length > 0 && valueStart(m) < found[found.length - 1]!.end) continue;
     const name = m[2]!.toLowerCase().replace(/[^a-z0-9]/g, '');
     const passWord = PASS_WORD.test(m[2]!);
     if (!(SECRET_NAME.test(name) || passWord) || NOT_A_SECRET_NAME.test(name)) continue;

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildLabelledSet } from '../../../bench/data/secrets-labelled.js';
 import { sharedMemoryFixtures } from '../memdir/test-support/shared-fixtures.js';
-import { type Finding, redactFinding, scanDir, scanFile, scanText } from './scanner.js';
+import { type Finding, MAX_HITS_PER_RULE, redactFinding, scanDir, scanFile, scanText } from './scanner.js';
 
 // Bodies are built at run time so no key-shaped literal sits in the repository.
 const r = (alphabet: string, n: number, seed = 7): string =>
@@ -320,6 +320,30 @@ describe('scanText', () => {
       `${'a: b='.repeat(50_000)}Zy9Zy9Zy9`,
       `https://x.test/?${'a=Zy9Zy9&'.repeat(30_000)}`,
       `"auth":"${'QUJD'.repeat(100_000)}`,
+      // Review 2: chained assignments (a hit per operator, secretlint's pairwise de-duplication
+      // then took 2.8 s on 36 KB, minutes on 450 KB), htpasswd's flag word backtracking, and
+      // each new rule's hit thousands of times over (distinct stretches, each a real finding).
+      'password:'.repeat(4_000),
+      'password:'.repeat(50_000),
+      'x_pw='.repeat(80_000),
+      'pwd=Xk9mQ2zP '.repeat(30_000),
+      'SMTP_PASS=Xk9mQ2zP '.repeat(30_000),
+      `https://x.test/?${'password=Xk9mQ2zP&'.repeat(30_000)}`,
+      `https://x.test/?${'a=b&'.repeat(100_000)}`,
+      'curl -u a:Xk9mQ2zP '.repeat(30_000),
+      `curl ${'-u a:b '.repeat(60_000)}`,
+      'mysql -pXk9mQ2zP '.repeat(30_000),
+      `mysql ${'-p'.repeat(150_000)}`,
+      'sshpass -p Xk9mQ2zP '.repeat(30_000),
+      'docker login -p Xk9mQ2zP '.repeat(30_000),
+      'htpasswd -b f u Xk9mQ2zP '.repeat(30_000),
+      'redis-cli -a Xk9mQ2zP '.repeat(30_000),
+      'password Xk9mQ2zPw7 '.repeat(30_000),
+      'password '.repeat(50_000),
+      'the password is Xk9mQ2zP '.repeat(30_000),
+      'deploy:Xk9mQ2zP@db.internal '.repeat(30_000),
+      `"auth":"${Buffer.from('u:Xk9mQ2zP').toString('base64')}" `.repeat(30_000),
+      `_auth=${Buffer.from('u:Xk9mQ2zP').toString('base64')} `.repeat(30_000),
     ];
     for (const text of hostile) {
       const start = performance.now();
@@ -327,6 +351,18 @@ describe('scanText', () => {
       // Generous for a loaded CI machine; backtracking blow-ups take minutes, not seconds.
       expect(performance.now() - start, text.slice(0, 30)).toBeLessThan(3000);
     }
+  });
+
+  it('refuses a text holding more secrets of one kind than it lists, with a finding no one can allow', async () => {
+    const passwords = Array.from({ length: MAX_HITS_PER_RULE + 50 }, (_, i) => `pwd=Xk9mQ${i}zPq`);
+    const findings = await scanText(passwords.join('\n'));
+    const many = findings.filter((f) => f.rule === 'memdir/too-many-secrets');
+    expect(many).toHaveLength(1);
+    expect(many[0]).toMatchObject({ severity: 'error', fingerprint: '', line: MAX_HITS_PER_RULE + 1 });
+    expect(many[0]!.title).toContain(`More than ${MAX_HITS_PER_RULE} secrets`);
+    expect(findings.filter((f) => f.rule === 'memdir/generic-assignment')).toHaveLength(MAX_HITS_PER_RULE);
+    // Chained assignments are one stretch a value, not a finding per operator.
+    expect((await scanText('password:'.repeat(600))).length).toBeLessThan(30);
   });
 
   it.skipIf(sharedMemoryFixtures() === null)('finds nothing in the real memories other projects wrote (shared/fixtures/memories)', async () => {

@@ -55,6 +55,15 @@ function loadLinter(): NonNullable<typeof linter> {
 }
 
 const MEMDIR_RULE_ID = '@memdir/secretlint-rule-memdir';
+/**
+ * At most this many hits of one of Memdir's rules in one text reach secretlint, whose
+ * de-duplication compares every pair of messages (8,000 hits: 8 s; 30,000: minutes). A text
+ * holding more is refused whole either way: the next hit is reported as a finding of its own
+ * (`memdir/too-many-secrets`) that says so and has no fingerprint, so it is never allowed —
+ * allowing the secrets listed cannot let those past the count through.
+ */
+export const MAX_HITS_PER_RULE = 200;
+const TOO_MANY = 'too-many-secrets';
 const DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const BY_ID = new Map(SECRET_RULES.map((r) => [r.id, r]));
 
@@ -68,7 +77,7 @@ interface RuleContext {
 
 /** Memdir's rules as one secretlint rule, so `secretlint-disable` comments apply to them too. */
 const memdirRule = {
-  messages: Object.fromEntries(SECRET_RULES.map((r) => [r.id, { en: () => r.title }])),
+  messages: Object.fromEntries([...SECRET_RULES.map((r) => [r.id, { en: () => r.title }]), [TOO_MANY, { en: () => TOO_MANY }]]),
   meta: {
     id: MEMDIR_RULE_ID,
     recommended: true,
@@ -81,7 +90,10 @@ const memdirRule = {
     return {
       file(source: { content: string }) {
         for (const rule of rulesToRun(source.content)) {
-          for (const m of rule.find(source.content)) context.report({ message: t(rule.id), range: [m.start, m.end] });
+          const found = rule.find(source.content);
+          for (const m of found.slice(0, MAX_HITS_PER_RULE)) context.report({ message: t(rule.id), range: [m.start, m.end] });
+          const next = found[MAX_HITS_PER_RULE];
+          if (next) context.report({ message: t(TOO_MANY), range: [next.start, next.end] });
         }
       },
     };
@@ -179,6 +191,8 @@ interface Hit {
   severity: Finding['severity'];
   priority: number;
   secret: string;
+  /** No fingerprint: never allowed (the count of a rule's hits ran over). */
+  unallowable?: true;
 }
 
 /** Run every rule (the preset's and Memdir's) over one text. */
@@ -194,6 +208,19 @@ async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
   for (const message of result.messages) {
     if (message.type !== 'message') continue;
     const ours = message.ruleId === MEMDIR_RULE_ID;
+    if (ours && message.messageId === TOO_MANY) {
+      const range = [message.range[0] + bom, message.range[1] + bom] as [number, number];
+      hits.push({
+        range,
+        rule: `memdir/${TOO_MANY}`,
+        title: `More than ${MAX_HITS_PER_RULE} secrets of one kind: the rest are not listed one by one, and the file is refused whole`,
+        severity: 'error',
+        priority: 3,
+        secret: text.slice(...range),
+        unallowable: true,
+      });
+      continue;
+    }
     const rule = ours ? BY_ID.get(message.messageId) : undefined;
     const source = ours ? 'memdir' : message.ruleId.replace('@secretlint/secretlint-rule-', '');
     const range = [message.range[0] + bom, message.range[1] + bom] as const;
@@ -252,7 +279,7 @@ function candidate(file: string, hit: Hit, original: string, where: Finding['whe
     severity: hit.severity,
     range: hit.range,
     // Of the secret as it stands in the original, so `redactFinding` can check it is still there.
-    fingerprint: fingerprintOf(original.slice(...hit.range)),
+    fingerprint: hit.unallowable ? '' : fingerprintOf(original.slice(...hit.range)),
     where,
     priority: hit.priority,
   };
