@@ -352,7 +352,8 @@ function hostCredentials(text: string): RuleMatch[] {
 // `-u user:password` (`--user`), mysql's `-pPASSWORD` (attached: `-p app` asks for it), sshpass's
 // `-p`, docker login's `-p`, htpasswd's `-b file user password`, redis-cli's `-a`. Judged as a URL's password (heuristics.ts): `$VAR`, `<password>`, `root`
 // are none. `--password X` and `--password=X` are the generic rule's. Each pattern is anchored
-// on its command's name and looks at most 300 characters further on its line.
+// on its command's name and looks at most 300 characters further on its line; htpasswd's flag word
+// is bounded on both sides of its `b` and the first part cannot hold one (`-bbbb…` was quadratic).
 const COMMAND_LINE_CREDENTIALS: { pattern: RegExp; user?: number; quote: number; password: number }[] = [
   {
     pattern: /\b(?:curl|wget|https?|xh)\b[^\n]{0,300}?[ \t](?:-u|--user)(?:[ \t]+|=)(["']?)([^\s:'"`]{1,64}):([^\s'"`]{1,200})\1/g,
@@ -364,7 +365,7 @@ const COMMAND_LINE_CREDENTIALS: { pattern: RegExp; user?: number; quote: number;
   { pattern: /\bsshpass\b[^\n]{0,100}?[ \t]-p[ \t]*(["']?)([^\s'"`]{1,200})\1/g, quote: 1, password: 2 },
   { pattern: /\bdocker[ \t]+login\b[^\n]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)(["']?)([^\s'"`]{1,200})\1/g, quote: 1, password: 2 },
   {
-    pattern: /\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+\S{1,300}[ \t]+(["']?)([^\s'"`]{1,64})\1[ \t]+(["']?)([^\s'"`]{1,200})\3/g,
+    pattern: /\bhtpasswd[ \t]+-[ac-zA-Z]{0,10}b[A-Za-z]{0,10}[ \t]+\S{1,300}[ \t]+(["']?)([^\s'"`]{1,64})\1[ \t]+(["']?)([^\s'"`]{1,200})\3/g,
     user: 2,
     quote: 3,
     password: 4,

@@ -326,6 +326,8 @@ describe('scanText', () => {
       'password:'.repeat(4_000),
       'password:'.repeat(50_000),
       'x_pw='.repeat(80_000),
+      `htpasswd -${'b'.repeat(50_000)}`,
+      `htpasswd -${'b'.repeat(50_000)} f u `.repeat(4),
       'pwd=Xk9mQ2zP '.repeat(30_000),
       'SMTP_PASS=Xk9mQ2zP '.repeat(30_000),
       `https://x.test/?${'password=Xk9mQ2zP&'.repeat(30_000)}`,
