@@ -170,6 +170,9 @@ function genericAssignments(text: string): RuleMatch[] {
       ? value.length >= 6 && bits >= 2.0 && (classes >= 2 || (value.length >= 12 && bits >= 3.0))
       : (value.length >= 16 && bits >= 3.0 && classes >= 2) || (value.length >= 20 && bits >= 3.5);
     if (!credible) continue;
+    // A name that only ends in pass names a build's or a renderer's pass as often as a password
+    // (`BUILD_PASS: ubuntu-22.04`, `shadowPass: ShadowMap2D`): its value must be no identifier.
+    if (passWord && !PASSWORD_NAME.test(name) && !madeNotNamed(value)) continue;
     const start = m.index + m[0].lastIndexOf(m[4]!);
     found.push({ start, end: start + value.length });
   }
@@ -193,6 +196,21 @@ const PASSWORD_WORD = /\b(?:password|passwd|passphrase)[ \t]+(["'`]?)([^\s"'`<>(
  * prose: `min` or more characters of three kinds (lower, upper, digit, other), or 12 or more of
  * two kinds with entropy ≥ 3.
  */
+/**
+ * Whether a value reads as made rather than as a name, a word or a version (`Refactor2`,
+ * `ShadowMap2D`, `ubuntu-22.04`): it holds a character no identifier holds (`Summer2024!`), or
+ * letters and digits take turns four or more times (`Vq7rT2mXk9Lp`, `S3cr3tP4ss`), or it is long
+ * and random (16 or more characters, entropy ≥ 3.5).
+ */
+function madeNotNamed(value: string): boolean {
+  if (/[^A-Za-z0-9._-]/.test(value)) return true;
+  if ((value.match(/[A-Za-z]+|[0-9]+/g) ?? []).length >= 4) return true;
+  return value.length >= 16 && entropy(value) >= 3.5;
+}
+
+// Words joined by `-`, each starting with three letters: a term (`PBKDF2-SHA256`, `Argon2id-hashed`), not a password.
+const HYPHENATED_TERM = /^[A-Za-z]{3,}[A-Za-z0-9]*(?:-[A-Za-z]{3,}[A-Za-z0-9]*)+$/;
+
 function looksMade(value: string, min: number): boolean {
   const classes = charClasses(value);
   return (value.length >= min && classes >= 3) || (value.length >= 12 && classes >= 2 && entropy(value) >= 3);
@@ -208,7 +226,7 @@ function passwordProse(text: string): RuleMatch[] {
     const value = m[1] === '' ? m[2]!.replace(/[.,;:!?]+$/, '') : m[2]!;
     if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;
     if (value.length < 6 || entropy(value) < 2.0 || charClasses(value) < 2) continue;
-    if (bare && !looksMade(value, 10)) continue;
+    if (bare && (!looksMade(value, 10) || HYPHENATED_TERM.test(value))) continue;
     const start = m.index + m[0].lastIndexOf(m[2]!);
     found.push({ start, end: start + value.length });
   }
@@ -293,9 +311,10 @@ function urlCredentials(text: string): RuleMatch[] {
 //   meant (`mailboxImpossible`): a port or a path follows the host (`@db.internal:5432`,
 //   `@backup.example.com:/data`), the host is an IPv4 address (from 10.…: `1.3.0.1` is a version)
 //   or a name no public mail reaches
-//   (`.internal`, `.local`, `.lan`, …), or the password is letters and digits interleaved as no
-//   mailbox is named (`x7kq9mzp2wlt`, `hunter2hunter2`: three or more changes between letters and
-//   digits, 12 or more characters, no separator); then 8 or more characters with entropy ≥ 2.5 do.
+//   (`.internal`, `.local`, `.lan`, …) unless the password is a person's name (`alice.smith@acme.corp`),
+//   or the password is letters and digits interleaved as no
+//   mailbox is named (`x7kq9mzp2wlt`: five or more changes between letters and digits, 12 or more
+//   characters, no separator; `user123abc456` is a mailbox); then 8 or more characters with entropy ≥ 2.5 do.
 //   An all-lower-case word password before a public mail domain with no port stays missed
 //   (`deploy:sunflowerfield@db.example.com` reads as a label and an address).
 // Sticky and tried only after a `:` that has a word before it (`hostCredentials`): linear.
@@ -314,9 +333,13 @@ const ADDRESS_NOT_VERSION = /^(?:[1-9]\d|1\d\d|2[0-4]\d|25[0-5])\./;
 /** Whether `password@host` (then `after`) cannot be an e-mail address, so a mailbox-shaped password is still one. */
 function mailboxImpossible(password: string, host: string, port: string | undefined, after: string): boolean {
   if (port !== undefined || /^:[/~]/.test(after)) return true;
-  if ((IPV4.test(host) && ADDRESS_NOT_VERSION.test(host)) || NO_MAIL_TLD.test(host)) return true;
+  if (IPV4.test(host) && ADDRESS_NOT_VERSION.test(host)) return true;
+  // A person's name before a private domain is an address all the same: a company's own mail
+  // lives under .corp or .local (`Maintainer:alice.smith@acme.corp`).
+  if (NO_MAIL_TLD.test(host)) return !NAME_LOCAL_PART.test(password);
+  // Mailboxes hold a few runs of digits (`user123abc456`): six or more turns are a made password.
   const switches = password.match(/[a-z]+|\d+/g) ?? [];
-  return password.length >= 12 && /^[a-z0-9]+$/.test(password) && switches.length >= 4;
+  return password.length >= 12 && /^[a-z0-9]+$/.test(password) && switches.length >= 6;
 }
 
 function hostCredentials(text: string): RuleMatch[] {

@@ -127,6 +127,14 @@ const CLEAN: [string, string][] = [
   ],
   ['auth that is no base64 of a login', '{"auth": "oauth2", "type": "basic"}\n_auth=${NPM_AUTH}'],
   ['a type annotation after a secret name', 'krylovdim_gap_pass::Union{Nothing, Integer} = nothing; db_password::Union{Nothing, String}'],
+  // Review 2: design notes that name a hashing scheme after the word, passes of a build or a
+  // renderer under a name ending in pass, and people's addresses after a label.
+  [
+    'note naming hashing schemes after the word password',
+    'The password PBKDF2-SHA256 hashing uses 600k rounds.\nWe keep the password Argon2id-hashed in UserStore.ts.',
+  ],
+  ['build, refactor and render pass under a name ending in pass', 'BUILD_PASS: ubuntu-22.04\nsecond-pass: Refactor2 done\nshadowPass: ShadowMap2D'],
+  ['address after a label, on an internal mail domain or with digits', 'Maintainer:alice.smith@acme.corp\nSupport:user123abc456@gmail.com'],
 ];
 
 // Review x2, F2: a word that marks a placeholder (secret, password, your, todo…) inside a real
