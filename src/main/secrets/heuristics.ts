@@ -175,8 +175,9 @@ export function looksLikePlaceholder(value: string): boolean {
   const lower = value.toLowerCase();
   if (NON_VALUES.has(lower)) return true;
   if (TEMPLATE_MARKS.some((w) => lower.includes(w)) || TEMPLATE_SHAPES.some((re) => re.test(value)) || ELIDED.test(value)) return true;
-  // A provider's documented example, which marks itself in capitals (AWS: `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`).
-  if (/EXAMPLE/.test(value)) return true;
+  // A provider's documented example, which ends by saying so in capitals (AWS: `AKIAIOSFODNN7EXAMPLE`,
+  // `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`); EXAMPLE elsewhere is part of a real password (`EXAMPLECORP-Pr0d!9x`).
+  if (/EXAMPLE(?:KEY)?$/.test(value)) return true;
   // One character repeated (`aaaaaaaa`, `00000000`), or a run of x/X/*/0/# of 6+.
   if (/^(.)\1*$/.test(value) || /([xX*#0.])\1{5,}/.test(value)) return true;
   // Counting sequences (`1234567890`, `abcdefgh`).

@@ -144,6 +144,9 @@ export function* assignments(text: string): Generator<RegExpExecArray> {
   }
 }
 
+// What ends a sentence after an unquoted value, and is none of it.
+const SENTENCE_END = /[.,;:?]+$/;
+
 function genericAssignments(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const m of assignments(text)) {
@@ -160,8 +163,9 @@ function genericAssignments(text: string): RuleMatch[] {
     if (m[3] === '' && value.startsWith(':')) continue;
     // A URL query's parameter ends at the next one: `?api_key=…&page=2`.
     if (m[3] === '' && /[?&]/.test(text[m.index - 1] ?? '')) value = value.split('&')[0]!;
-    // Unquoted values in prose end at the sentence: "password: hunter2." → hunter2
-    if (m[3] === '') value = value.replace(/[.,;:!?]+$/, '');
+    // Unquoted values in prose end at the sentence: "password: hunter2." → hunter2 (a `!` is
+    // kept: passwords end in one far more often than a note's sentence does, `SMTP_PASS=Vq7r…!`).
+    if (m[3] === '') value = value.replace(SENTENCE_END, '');
     if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;
     const bits = entropy(value);
     const classes = charClasses(value);
@@ -223,7 +227,7 @@ function passwordProse(text: string): RuleMatch[] {
     ...[...text.matchAll(PASSWORD_WORD)].map((m) => ({ m, bare: true })),
   ];
   for (const { m, bare } of candidates) {
-    const value = m[1] === '' ? m[2]!.replace(/[.,;:!?]+$/, '') : m[2]!;
+    const value = m[1] === '' ? m[2]!.replace(SENTENCE_END, '') : m[2]!;
     if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;
     if (value.length < 6 || entropy(value) < 2.0 || charClasses(value) < 2) continue;
     if (bare && (!looksMade(value, 10) || HYPHENATED_TERM.test(value))) continue;

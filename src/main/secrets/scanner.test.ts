@@ -150,6 +150,9 @@ const REAL_WITH_A_WORD: [string, string][] = [
   ['password after a full-width colon, in Chinese', '密码：Hunter2Rocks!9'],
   ['password in Chinese prose', '数据库密码是 Xk9#mP2$vL7q'],
   ['HTTP Basic credentials', `curl -H "Authorization: Basic ${Buffer.from('admin:Kq9Lm2Vx7Pz4').toString('base64')}" https://api.internal`],
+  // Review 2 #6: EXAMPLE in capitals inside a real password (only a provider's example shape, ending in it, is one).
+  ['password assignment starting with EXAMPLE', 'DB_PASSWORD=EXAMPLECORP-Pr0d!9x'],
+  ['password holding EXAMPLE', 'password: AcmeEXAMPLE2024!'],
 ];
 // A real password may hold <, > or dots: only real template shapes make a value a stand-in
 // (`<your-token>`, `${VAR}`, `{{x}}`, `...` alone or joining two plain parts, `sk-ant-...`).
@@ -536,6 +539,19 @@ describe('every view a reader could decode (issue 15)', () => {
     }
     const [f] = await scanText('rsync -a deploy:S3cr3tP4ss@db.internal:/backups');
     expect(f).toMatchObject({ rule: 'memdir/host-credentials', match: `S3${'*'.repeat(8)}` });
+  });
+
+  it('reports an unquoted password ending in ! whole, the ! included (review 2 #7)', async () => {
+    for (const [text, secret] of [
+      ['SMTP_PASS=Vq7rT2mXk9Lp!', 'Vq7rT2mXk9Lp!'],
+      ['db_password: Tr0ub4dor&3!!', 'Tr0ub4dor&3!!'],
+      ['the admin password is Xk9mQ2zP!', 'Xk9mQ2zP!'],
+      ['db_password: Tr0ub4dor&3.', 'Tr0ub4dor&3'],
+    ] as const) {
+      const [f] = await scanText(text);
+      expect(f, text).toBeDefined();
+      expect(text.slice(...f!.range), text).toBe(secret);
+    }
   });
 
   it('reports a key in a URL query up to the next parameter, not the rest of the query (session 44)', async () => {
