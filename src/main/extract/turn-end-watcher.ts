@@ -13,6 +13,7 @@
 import { type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
+import { readTurns } from '../transcripts/index.js';
 
 export type QuietStage = 'quiet' | 'idle';
 
@@ -24,8 +25,9 @@ export interface TurnEndWatcherOptions {
   onActivity: (transcriptPath: string) => void;
   /**
    * `seenFrom`: the bytes the transcript held when this watcher first saw it — what was written
-   * before Memdir watched (0 for one made since; none for one written as the watch began, which
-   * cannot be told apart).
+   * before Memdir watched (for one that appears later, where its last turn starts: 0 for one made
+   * since, and only the latest turn new for one written whole at once; none for one written as the
+   * watch began, which cannot be told apart).
    */
   onQuiet: (transcriptPath: string, stage: QuietStage, seenFrom: number | undefined) => void;
   /** Transcripts never reported (Memdir's own sessions). */
@@ -75,8 +77,7 @@ export class TurnEndWatcher {
     });
     this.watcher.on('add', (file) => {
       if (!this.scanning) {
-        this.seenFrom.set(file, 0);
-        this.note(file);
+        void this.appeared(file);
         return;
       }
       // The file's own stat, taken now: the one chokidar hands the first scan's events can be
@@ -100,6 +101,36 @@ export class TurnEndWatcher {
         resolve();
       }),
     );
+  }
+
+  /**
+   * A transcript that appears once the first scan is done: a new session (empty or nearly, so
+   * nothing before), or one written whole at once — `claude --resume`/`--fork-session` writing the
+   * session anew, a copied or synced projects folder. Its turns up to the last one are a past
+   * session, never mined automatically; the last one (its start is `seenFrom`) is new.
+   */
+  private async appeared(file: string): Promise<void> {
+    let size: number;
+    try {
+      size = statSync(file).size;
+    } catch {
+      return; // Gone already: nothing to report.
+    }
+    // Until its turns are read, everything it holds counts as from before.
+    this.seenFrom.set(file, size);
+    let lastStart = 0;
+    try {
+      for await (const turn of readTurns(file)) {
+        if (turn.startOffset >= size) break;
+        lastStart = turn.startOffset;
+      }
+    } catch {
+      // Unreadable now: what it held stays from before.
+      lastStart = size;
+    }
+    if (this.closed || this.seenFrom.get(file) !== size) return;
+    this.seenFrom.set(file, Math.min(lastStart, size));
+    this.note(file);
   }
 
   private note(file: string): void {

@@ -180,3 +180,33 @@ describe("the watcher's reports of a session never read, whose new turn runs a t
     expect(await store.loadCarry()).toEqual({});
   });
 });
+
+// Review s44 #3 (should-fix): a transcript that appears whole once the watcher runs (`claude
+// --resume`/`--fork-session` writing the session anew, a copied or synced ~/.claude/projects) is a
+// past session: only its latest turn is new, as for one seen by the first scan.
+describe('a transcript that appears whole while the app runs (no hooks)', () => {
+  it('has only its latest turn sent to the model, never the whole past session', async () => {
+    fake.setHandler((request) =>
+      JSON.stringify(request.body?.messages ?? '').includes('we never mock the database') ? operationsReply(dbMemory) : operationsReply(),
+    );
+    const { auto, ctx } = await startApp();
+    await auto.watching();
+    const t = fx.builder('session-resumed');
+    t.prompt('the deploy goes through staging').assistant('Understood.', { stopReason: 'end_turn' });
+    t.prompt('the logs live in the ops bucket').assistant('Got it.', { stopReason: 'end_turn' });
+    t.prompt('we never mock the database in integration tests').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.writeFile(fx.transcript('session-resumed'), t.take());
+
+    const store = new ExtractionStore(fx.dataDir);
+    await waitFor(async () => (await store.listProposals()).length > 0, 15_000, 'the latest turn of the appeared transcript to be extracted');
+    await auto.extraction.idle();
+    await waitFor(
+      () => ctx.jobs.list().every((j) => j.kind !== 'extract' || j.state === 'done' || j.state === 'failed'),
+      15_000,
+      'every extraction run to end',
+    );
+    expect(mentions('we never mock the database').length).toBeGreaterThan(0);
+    expect(mentions('the deploy goes through staging')).toEqual([]);
+    expect(mentions('the logs live in the ops bucket')).toEqual([]);
+  });
+});
