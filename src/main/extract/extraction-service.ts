@@ -85,6 +85,8 @@ export class ExtractionService {
   /** The jobs of this service's runs, to stop at close. */
   private readonly jobIds = new Set<string>();
   private closed = false;
+  /** Carry notes being written (close waits for them). */
+  private readonly noting = new Set<Promise<void>>();
   private readonly store: ExtractionStore;
 
   constructor(private readonly deps: ExtractionServiceDeps) {
@@ -124,6 +126,8 @@ export class ExtractionService {
    * still owes the turn and the run starts all the same, and this rejects with the disk's sentence.
    */
   async watcherReported(transcriptPath: string, report: { stage: 'quiet' | 'idle'; seenFrom: number | undefined; owed: boolean }): Promise<void> {
+    // Closed: the next start's watcher reports the transcript again (nothing written after close).
+    if (this.closed) return;
     const request: ExtractRequest = {
       trigger: 'watcher',
       closeTrailingTurn: report.stage === 'quiet' ? 'never' : 'if-answered',
@@ -147,7 +151,7 @@ export class ExtractionService {
   ): Promise<void> {
     const target = this.transcriptOf(transcriptPath);
     if (!target) return;
-    await this.store.changeCarry(
+    const noting = this.store.changeCarry(
       (all) => {
         const before = all[target.file];
         all[target.file] = carried(
@@ -159,6 +163,13 @@ export class ExtractionService {
       },
       { keepIfRefused },
     );
+    // Close waits for a note under way: once closed, nothing of this service writes.
+    const settled = noting.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.noting.add(settled);
+    await noting.finally(() => this.noting.delete(settled));
   }
 
   /** At the app's start: extract the turns a run did not finish before the app last quit (see the module comment). */
@@ -220,6 +231,8 @@ export class ExtractionService {
         entry.again = null;
         // What the carry holds already counts this turn end when it was held.
         const held = (await this.store.loadCarry())[file];
+        // Closed while the carry was read: no run starts (close would wait for its model call); what is owed stays noted.
+        if (this.closed) break;
         const newTurns = Math.max(held?.newTurns ?? 0, next.newTurns ?? 1);
         const seenFrom = earliest(held?.seenFrom, next.seenFrom);
         const closeTrailingTurn = stronger(next.closeTrailingTurn, held?.closeTrailingTurn ?? 'never');
@@ -299,6 +312,8 @@ export class ExtractionService {
       },
     );
     this.jobIds.add(job.id);
+    // Started as close began: stopped like the others.
+    if (this.closed) this.deps.jobs.cancel(job.id);
     const outcome = await result.finally(() => this.jobIds.delete(job.id));
     if (outcome?.wrote) this.deps.onWrote?.(outcome.project, outcome.memoryDir);
     return outcome;
@@ -369,6 +384,6 @@ export class ExtractionService {
   async close(): Promise<void> {
     this.closed = true;
     for (const id of this.jobIds) this.deps.jobs.cancel(id);
-    await this.idle();
+    await Promise.all([this.idle(), ...this.noting]);
   }
 }

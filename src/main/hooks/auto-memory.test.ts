@@ -163,6 +163,33 @@ describe('AutoMemory in the running app', () => {
     expect(Object.values(await new ExtractionStore(fx.dataDir).loadCarry())).toEqual([expect.objectContaining({ newTurns: 1 })]);
   });
 
+  // Review s44 #6: a run asked for as the app closes must not start after close began (close then
+  // waited for a model call), and a watcher report during close must write nothing.
+  it('closing as a run is asked for returns without asking the model, and the turn stays owed for the next start', async () => {
+    fake.setHandler(() => ({ kind: 'hang' }));
+    await auto.start();
+    await writeTurn('we never mock the database in integration tests');
+    await auto.extraction.hold(fx.transcript(), { closeTrailingTurn: 'always', newTurns: 1 });
+    expect(auto.extraction.trigger(fx.transcript(), { trigger: 'hook', closeTrailingTurn: 'always', newTurns: 1 })).toBe(true);
+    let closed = false;
+    const closing = auto.extraction.close().then(() => void (closed = true));
+    await waitFor(() => closed || fake.messageRequests().length > 0, 15_000, 'close to return or the model to be asked');
+    expect(fake.messageRequests()).toEqual([]);
+    expect(closed).toBe(true);
+    await closing;
+    expect(ctx.jobs.list().filter((j) => j.kind === 'extract' && (j.state === 'running' || j.state === 'queued'))).toEqual([]);
+    expect(Object.values(await new ExtractionStore(fx.dataDir).loadCarry())).toEqual([expect.objectContaining({ newTurns: 1 })]);
+  });
+
+  it('a watcher report that comes once extraction is closed writes nothing', async () => {
+    await auto.start();
+    await writeTurn('we never mock the database in integration tests');
+    await auto.extraction.close();
+    await auto.extraction.watcherReported(fx.transcript(), { stage: 'quiet', seenFrom: 0, owed: true });
+    expect(await new ExtractionStore(fx.dataDir).loadCarry()).toEqual({});
+    expect(fake.messageRequests()).toEqual([]);
+  });
+
   it("never acts on Memdir's own model sessions", async () => {
     await auto.start();
     const own = path.join(fx.home, 'projects', path.join(fx.dataDir, 'claude-cli').replace(/[^A-Za-z0-9]/g, '-'), 'x.jsonl');

@@ -313,11 +313,12 @@ export class AutoMemory {
     this.stopSpoolWatch?.();
     this.stopSpoolWatch = null;
     await this.draining;
+    // The watcher first: a report it made after extraction closed would go unawaited (review s44 #6).
+    await this.watcher?.close();
+    this.watcher = null;
     await Promise.all([this.extractionValue?.close(), this.sessionsValue?.memory.close()]);
     this.unsubscribe?.();
     if (this.sweeper) clearInterval(this.sweeper);
-    await this.watcher?.close();
-    this.watcher = null;
     await this.server?.close();
     this.server = null;
   }
