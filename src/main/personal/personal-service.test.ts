@@ -15,7 +15,7 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { createAppDispatcher } from '../api/index.js';
 import type { Dispatcher } from '../api/dispatch.js';
 import { AppContext } from '../app/app-context.js';
-import { disableProject } from './index.js';
+import { disableProject, openPersonalSync, personalConnections } from './index.js';
 
 const PASSPHRASE = 'the app asks for this twice';
 
@@ -177,5 +177,32 @@ describe('a disable by another process while the app runs', () => {
     } finally {
       off();
     }
+  }, 30_000);
+});
+
+describe('the last sync error, one source for the app and the CLI (review s44 #7)', () => {
+  it("the app's Personal status shows a failure of `memdir personal sync`, and is clear again once one gets through", async () => {
+    const d = await machine('d', 'code/shop', 'git@github.com:ann/shop.git');
+    const token = (await issuePersonalToken(store, 'ann', 'machine-d')).token;
+    expect(await ok(d.api, 'personal.connect', { server: server.url, token, passphrase: PASSPHRASE, acknowledged: true })).toMatchObject({
+      outcome: 'connected',
+    });
+    expect(await ok(d.api, 'personal.enable', { dir: d.dir })).toMatchObject({ enabled: true, state: 'synced' });
+    const project = async () => await ok<{ state: string; error: { message: string } | null }>(d.api, 'personal.project', { dir: d.dir });
+    /** `memdir personal sync` in another process: its own client of the same project and state. */
+    const cliSync = async (serverUrl: string) => {
+      const [connection] = await personalConnections(d.ctx.dataDir).list();
+      const sync = await openPersonalSync({ ...connection!, server: serverUrl }, { dataDir: d.ctx.dataDir, credentials: d.ctx.credentials, env: {} });
+      return sync.sync();
+    };
+    // It cannot reach the server: the app says so.
+    const failed = await cliSync('http://127.0.0.1:1');
+    expect(failed.error?.message).toContain('Cannot reach');
+    expect(await project()).toMatchObject({ state: 'error', error: { message: failed.error!.message } });
+    // The next `memdir personal sync` gets through: the app no longer shows the failure.
+    expect((await cliSync(server.url)).error).toBeNull();
+    const now = await project();
+    expect(now.error).toBeNull();
+    expect(now.state).not.toBe('error');
   }, 30_000);
 });

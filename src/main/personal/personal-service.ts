@@ -89,10 +89,13 @@ export class PersonalService {
     return this.scheduler.close();
   }
 
-  private stateName(running: Running | null, inspected: { waiting: unknown[]; conflicts: unknown[]; lastPullAt: string | null } | null): SyncStateName {
+  private stateName(
+    running: Running | null,
+    inspected: { waiting: unknown[]; conflicts: unknown[]; lastPullAt: string | null; lastError: { message: string } | null } | null,
+  ): SyncStateName {
     if (!running) return 'error';
     if (running.sync.running) return 'syncing';
-    if (running.sync.lastError) return 'error';
+    if (inspected?.lastError) return 'error';
     if (inspected && inspected.conflicts.length > 0) return 'conflicts';
     if (inspected && inspected.waiting.length > 0) return 'pending';
     if (!inspected?.lastPullAt) return 'never-synced';
@@ -116,7 +119,7 @@ export class PersonalService {
         waiting: inspected?.waiting.length ?? 0,
         conflicts: inspected?.conflicts.length ?? 0,
         lastSyncAt: running?.sync.lastCheckAt ?? inspected?.lastPullAt ?? null,
-        error: running ? (running.sync.lastError?.message ?? null) : 'The personal sync key is not available here; connect again.',
+        error: running ? (inspected?.lastError?.message ?? null) : 'The personal sync key is not available here; connect again.',
       });
     }
     const { user, server, member, tokenId, keyId, connectedAt } = account ?? ({} as Partial<NonNullable<typeof account>>);
@@ -209,7 +212,7 @@ export class PersonalService {
               message: `The personal sync key is not available on this machine; ${way('personalConnect')}`,
               at: new Date().toISOString(),
             }
-          : (running?.sync.lastError ?? null),
+          : (inspected?.lastError ?? null),
     };
   }
 

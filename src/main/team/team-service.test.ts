@@ -23,6 +23,9 @@ import { FileCredentialStore } from '../settings/index.js';
 import { ConnectionStore } from './connections.js';
 import { disconnectTeam } from './disconnect-team.js';
 import { TeamService } from './team-service.js';
+import { TeamSync } from './team-sync.js';
+import { AlertCenter } from './alert-center.js';
+import { startServer } from '../../server/server.js';
 import { waitFor } from '../core/test-support/wait-for.js';
 import { serverEntries, startTestServer, type TestServer } from './test-support/team-fixture.js';
 
@@ -804,6 +807,56 @@ describe('a sync that fails with an edit waiting (review x3 F3)', () => {
       const status = await ok<{ state: string; waiting: { key: string }[] }>(m.api, 'team.status', { dir: '-work-app' });
       expect(status.state).toBe('error');
       expect(status.waiting.map((w) => w.key)).toEqual(['project_style.md']);
+    } finally {
+      await m.ctx.close();
+      await own.server.close().catch(() => undefined);
+      await ownStore.close();
+    }
+  });
+});
+
+describe('the last sync error, one source for the app and the CLI (review s44 #7)', () => {
+  it("the app's status shows what the CLI's last sync said: cleared by a CLI sync that got through, and a CLI failure shown", async () => {
+    const ownStore = await openSqliteStore(path.join(root, 'last-error.sqlite'));
+    let own = await startTestServer(ownStore, 1, 'lasterr');
+    const m = await machine('last-error');
+    const status = () => ok<{ state: string; error: { message: string } | null }>(m.api, 'team.status', { dir: '-work-app' });
+    /** `memdir team sync` in another process: its own client of the same connection and state. */
+    const cliSync = async (token: string) => {
+      const [connection] = await new ConnectionStore(m.ctx.dataDir).list();
+      const sync = await TeamSync.open({
+        connection: connection!,
+        token,
+        dataDir: m.ctx.dataDir,
+        dir: connection!.dir,
+        alerts: new AlertCenter(m.ctx.dataDir),
+      });
+      return sync.sync();
+    };
+    try {
+      await ok(m.api, 'team.connect', { dir: '-work-app', server: own.url, team: own.team, token: own.tokens[0] });
+      const port = new URL(own.url).port;
+      await own.server.close();
+      // The app's sync cannot reach the server.
+      expect((await ok<{ error: { message: string } | null }>(m.api, 'team.sync', { dir: '-work-app' })).error?.message).toContain(
+        'Cannot reach the sync server',
+      );
+      expect(await status()).toMatchObject({ state: 'error', error: { message: expect.stringContaining('Cannot reach the sync server') } });
+      // The server is back; `memdir team sync` gets through: the app no longer says it cannot reach it.
+      const server2 = await startServer({
+        store: ownStore,
+        port: Number(port),
+        closeStore: false,
+        limits: { rateLimit: { burst: 100_000, perSecond: 100_000 } },
+      });
+      own = { ...own, server: server2 };
+      expect((await cliSync(own.tokens[0]!)).error).toBeNull();
+      expect(await status()).toMatchObject({ error: null });
+      expect((await status()).state).not.toBe('error');
+      // `memdir team sync` fails (a revoked token): the app shows that failure.
+      const failed = await cliSync('mdt_not-a-valid-token');
+      expect(failed.error).not.toBeNull();
+      expect(await status()).toMatchObject({ state: 'error', error: { message: failed.error!.message } });
     } finally {
       await m.ctx.close();
       await own.server.close().catch(() => undefined);

@@ -123,12 +123,12 @@ export class TeamService {
   private stateName(
     running: Running | null,
     connection: TeamConnection | null,
-    inspected: { waiting: unknown[]; conflicts: unknown[]; lastPullAt: string | null } | null,
+    inspected: { waiting: unknown[]; conflicts: unknown[]; lastPullAt: string | null; lastError: { message: string } | null } | null,
   ): SyncStateName {
     if (!connection) return 'not-connected';
     if (!running) return 'error';
     if (running.sync.running) return 'syncing';
-    if (running.sync.lastError) return 'error';
+    if (inspected?.lastError) return 'error';
     if (inspected && inspected.conflicts.length > 0) return 'conflicts';
     if (inspected && inspected.waiting.length > 0) return 'pending';
     if (!inspected?.lastPullAt) return 'never-synced';
@@ -197,7 +197,7 @@ export class TeamService {
             message: 'No team token is stored for this project (or it cannot be decrypted here); connect again with a token.',
             at: new Date().toISOString(),
           }
-        : (running?.sync.lastError ?? null),
+        : (inspected?.lastError ?? null),
       movable,
     };
   }
@@ -218,7 +218,7 @@ export class TeamService {
         waiting: inspected?.waiting.length ?? 0,
         conflicts: inspected?.conflicts.length ?? 0,
         lastSyncAt: running?.sync.lastCheckAt ?? inspected?.lastPullAt ?? null,
-        error: running ? (running.sync.lastError?.message ?? null) : 'No team token is stored; connect again.',
+        error: running ? (inspected?.lastError?.message ?? null) : 'No team token is stored; connect again.',
       });
     }
     return rows;

@@ -65,7 +65,6 @@ export class TeamSync {
   lastReport: SyncReport | null = null;
   /** Team files seen by the last listing. */
   private lastFiles = 0;
-  lastError: SyncError | null = null;
   /** From the server's Retry-After, when the last sync was turned away for a while. */
   retryAfterSeconds: number | null = null;
   running = false;
@@ -90,8 +89,6 @@ export class TeamSync {
   static async open(options: TeamSyncOptions): Promise<TeamSync> {
     const sync = new TeamSync(options);
     await sync.e.reload();
-    // A sync that failed in another process (the CLI, an earlier run of the app) is still the last word.
-    sync.lastError = sync.e.state.lastError;
     return sync;
   }
 
@@ -237,14 +234,13 @@ export class TeamSync {
       // The server that went back was caught up with by the sync that said so (what it lost uploaded
       // again, or kept as a conflict, listed on its own); a later one that finds it in step ends it.
       if (report.pull.wentBack === null) await e.resolveTopic(e.topic('went-back'), 'a later sync found the server in step');
-      this.lastError = null;
+      // The last sync's failure lives in the state on disk only, the one source every process's status reads (inspect).
       if (e.state.lastError) {
         e.state.lastError = null;
         e.dirty = true;
       }
     } catch (error) {
       report.error = this.asSyncError(error);
-      this.lastError = report.error;
       // Kept for the status of any process (a cancelled sync failed nothing: the next one runs as usual).
       if (report.error.code !== 'cancelled') {
         e.state.lastError = report.error;
