@@ -13,7 +13,7 @@ import { createTeam, issueToken } from '../../server/admin.js';
 import { startServer } from '../../server/server.js';
 import { openSqliteStore } from '../../server/sqlite-store.js';
 import { recordExternalChanges } from '../history/index.js';
-import { scanText } from './index.js';
+import { scanText, textHolds, traceOf } from './index.js';
 import { addMemories, addSession, makeRepo, topic } from '../relink/test-support/moved-project.js';
 
 // A weak password, assembled at run time: in any dictionary of leaked passwords.
@@ -162,4 +162,14 @@ it('memdir export --allow with the old plain fingerprint still packs that secret
   expect(refused.out).not.toContain(plain(ghp));
   const allowed = await memdir(['export', dir, path.join(root, 'a.tar'), '--without-history', '--allow', plain(ghp), '--home', home], dataDir);
   expect(allowed.code, allowed.out + allowed.err).toBe(0);
+});
+
+// Review s44 nit 9: a trace whose mask shows no head (only an empty secret's) looked at every
+// offset of the text, and the empty stretch's fingerprint matched at the first: any text "held" it.
+it('a trace of nothing is held by no text; a real one is told held or gone', () => {
+  const token = ['ghp_', 'R8mQ2vX9', 'kL4pT7wN', 'c3bY6hJ1', 'fD5sG0aZ', 'e2Uq'].join('');
+  expect(textHolds('x'.repeat(10_000), traceOf(''))).toBe(false);
+  expect(textHolds('', traceOf(''))).toBe(false);
+  expect(textHolds(`token = ${token}\n`, traceOf(token))).toBe(true);
+  expect(textHolds(`token = ${token.slice(0, -1)}X\n`, traceOf(token))).toBe(false);
 });

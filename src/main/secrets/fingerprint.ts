@@ -136,9 +136,12 @@ export function traceOf(secret: string): SecretTrace {
 
 /**
  * Whether `text` holds the secret `trace` was made of: a stretch of its length, starting as it
- * does, with its fingerprint (a secret whose mask shows no head is looked for at every place).
+ * does, with its fingerprint — looked for only where its head occurs. Every secret's mask shows a
+ * head (`shownHead`); a trace without one is of nothing, held by no text (it matched the empty
+ * stretch at once, and would otherwise cost a fingerprint at every offset).
  */
 export function textHolds(text: string, trace: SecretTrace): boolean {
+  if (trace.head === '' || trace.length < trace.head.length) return false;
   for (let at = text.indexOf(trace.head); at >= 0 && at + trace.length <= text.length; at = text.indexOf(trace.head, at + 1))
     if (keyed(traceKey, text.slice(at, at + trace.length)) === trace.fingerprint) return true;
   return false;
