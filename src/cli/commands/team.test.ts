@@ -385,6 +385,62 @@ describe('memdir team', () => {
     expect(await fs.readFile(path.join(team, 'keep_me.md'), 'utf8')).toBe('Deploys: never on Fridays.\n');
   });
 
+  it("after the Undo of keep server, a newer team version is written over yours (kept in the conflict), never merged with it and pushed; keep server then takes the newer one", async () => {
+    const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
+    const other = (await issueToken(store, 'design', 'doreen')).token;
+    const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+    const put = async (id: string, content: string, base: string): Promise<void> => {
+      const r = await fetch(`${server.url}/v2/teams/design/entries`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ pushId: id, entries: { 'k.md': { content, base: sha(base) } } }),
+      });
+      expect(r.status).toBe(200);
+    };
+    const b = 'a\nb\nc\nd\ne\nf\ng\n';
+    const s = 'TEAM\nb\nc\nd\ne\nf\ng\n';
+    const m = 'MINE\nb\nc\nd\ne\nf\ng\n';
+    const s2 = 'TEAM\nb\nc\nd\ne\nf\nG2\n';
+    await fs.writeFile(path.join(team, 'k.md'), b);
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+    await put('cli-test-keepfix-1', s, b);
+    await fs.writeFile(path.join(team, 'k.md'), m);
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(1);
+    const listed = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as {
+      conflicts: { id: string; key: string }[];
+    };
+    const conflict = listed.conflicts.find((c) => c.key === 'k.md')!;
+    const resolved = await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server']);
+    expect(resolved.code).toBe(0);
+    const undo = /undo with: (memdir undo -work-app [0-9a-f]{10})/.exec(resolved.out)![1]!;
+    expect((await memdir([...undo.split(' ').slice(1), '--home', home])).code).toBe(0);
+    expect(await fs.readFile(path.join(team, 'k.md'), 'utf8')).toBe(m);
+
+    // The team changes another line. Before: the pull merged MINE into it and pushed it, the team's TEAM line gone from the server.
+    await put('cli-test-keepfix-2', s2, s);
+    const synced = await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json']);
+    const report = JSON.parse(synced.out) as { pull: { merged: string[]; conflicts: string[]; written: string[] }; push: { uploaded: string[] } };
+    expect(report.push.uploaded).toEqual([]);
+    expect(report.pull.merged).toEqual([]);
+    expect((await serverEntries(server.url, 'design', other))['k.md']).toBe(s2);
+    // The team's newer version is on disk; yours is still kept in the open conflict, and the sync says so (exit 1).
+    expect(synced.code).toBe(1);
+    expect(report.pull.conflicts).toEqual(['k.md']);
+    expect(await fs.readFile(path.join(team, 'k.md'), 'utf8')).toBe(s2);
+    const open = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as {
+      conflicts: { id: string; serverSha: string }[];
+    };
+    expect(open.conflicts.find((c) => c.id === conflict.id)?.serverSha).toBe(sha(s2));
+    // A second sync changes nothing.
+    const again = JSON.parse((await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json'])).out) as { push: { uploaded: string[] } };
+    expect(again.push.uploaded).toEqual([]);
+    // Keep server now keeps the newer one; "mine" would still have yours byte for byte.
+    expect((await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server'])).code).toBe(0);
+    expect(await fs.readFile(path.join(team, 'k.md'), 'utf8')).toBe(s2);
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+    expect((await serverEntries(server.url, 'design', other))['k.md']).toBe(s2);
+  });
+
   it('an overlapping edit: conflicts shows the three-way proposal; resolve --keep merged --file writes and pushes the edited merge', async () => {
     const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
     // In step with the team first, then two edits of the same line: one here, one by another member.

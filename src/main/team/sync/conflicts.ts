@@ -269,6 +269,22 @@ export function holdsPulledVersion(e: SyncEngine, key: string, sha: string): boo
 }
 
 /**
+ * A pull wrote the server's newer version over the local side an open conflict keeps (back on disk
+ * after the Undo of "keep the server's"): the conflict is now against that version — "keep the
+ * server's" keeps it, the app shows it — and the sync reports the conflict again, as a pull that
+ * keeps one does: the newer version on disk, yours kept.
+ */
+export async function keptSideOverwritten(e: SyncEngine, cycle: Cycle, key: string, localSha: string, entry: PulledEntry): Promise<void> {
+  for (const c of e.state.conflicts) {
+    if (c.status !== 'open' || c.key !== key || c.localSha !== localSha) continue;
+    Object.assign(c, { serverSha: entry.sha256, serverUpdatedBy: entry.updatedBy, serverUpdatedAt: entry.updatedAt });
+    e.dirty = true;
+  }
+  const shown = await shownKey(key);
+  if (!cycle.report.pull.conflicts.includes(shown)) cycle.report.pull.conflicts.push(shown);
+}
+
+/**
  * Whether `sha` (a file of `key` now) is exactly the local version an open conflict on it keeps:
  * after the Undo of "keep the server's" put the user's side back, the conflict is open again and
  * the choice still to come — not an edit to push over the team's version (choose "mine" for that).

@@ -29,7 +29,7 @@ import { maskedForShowing } from '../../secrets/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
-import { holdsPulledVersion, keepConflict } from './conflicts.js';
+import { holdsKeptVersion, holdsPulledVersion, keepConflict, keptSideOverwritten } from './conflicts.js';
 import { shownKey } from './delta.js';
 import { type LineMerge, mergeLines } from '../../../shared/line-merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
@@ -55,8 +55,10 @@ function decide(e: SyncEngine, key: string, local: string | null, server: string
   const base = e.base.get(key);
   if (local === server) return 'same';
   if (local !== null && server === base) return 'keep-local';
-  // A conflict opened again (an Undo, a restore) left the team's earlier bytes: the team's newer version goes over them.
-  if (local === null || local === base || holdsPulledVersion(e, key, local)) return 'write';
+  // A conflict opened again (an Undo, a restore) left the team's earlier bytes, or the local side it
+  // keeps (the Undo of "keep the server's"): neither is an edit to merge or push. The newer version
+  // goes over them; the local side stays kept in the conflict (and History), still to choose.
+  if (local === null || local === base || holdsPulledVersion(e, key, local) || holdsKeptVersion(e, key, local)) return 'write';
   return 'conflict';
 }
 
@@ -426,6 +428,7 @@ async function applyKey(
       return false;
     }
     e.failedWrites.delete(key);
+    if (local && holdsKeptVersion(e, key, local.sha)) await keptSideOverwritten(e, cycle, key, local.sha, entry);
     // The server's version is what both now agree on; a merge is a local edit on top of it (pushed next).
     e.setBase(key, entry.sha256);
     e.bases.save(entry.sha256, entry.content);
