@@ -416,6 +416,19 @@ describe('memdir team', () => {
     expect((await memdir([...undo.split(' ').slice(1), '--home', home])).code).toBe(0);
     expect(await fs.readFile(path.join(team, 'k.md'), 'utf8')).toBe(m);
 
+    // Keep server again while the saved copy of the team's version is gone (bases/ is a cache): refused, nothing changed.
+    // Before: "the team's version stays", exit 0, yours left on disk, the conflict resolved and yours pushed by the next sync.
+    const cached = (await fs.readdir(dataDir, { recursive: true })).filter((f) => f.endsWith(path.join('bases', sha(s))));
+    expect(cached.length).toBeGreaterThan(0);
+    for (const f of cached) await fs.rm(path.join(dataDir, f));
+    const lost = await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server']);
+    expect(lost.code).toBe(2);
+    expect(lost.err).toContain("Memdir no longer has the team's version of team/k.md here");
+    expect(lost.out).not.toContain('stays');
+    expect(await fs.readFile(path.join(team, 'k.md'), 'utf8')).toBe(m);
+    const stillOpen = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { id: string }[] };
+    expect(stillOpen.conflicts.map((c) => c.id)).toContain(conflict.id);
+
     // The team changes another line. Before: the pull merged MINE into it and pushed it, the team's TEAM line gone from the server.
     await put('cli-test-keepfix-2', s2, s);
     const synced = await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json']);

@@ -172,7 +172,16 @@ async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: stri
   // The user's side on disk again (an Undo of this choice took it back): the server's version goes back there.
   const seen = e.server.get(conflict.key) ?? conflict.serverSha;
   const current = await file.read();
-  const serverBytes = current && sha256Hex(current.data) === conflict.localSha ? await e.bases.read(seen) : null;
+  const holdsMine = current !== null && sha256Hex(current.data) === conflict.localSha;
+  const serverBytes = holdsMine ? await e.bases.read(seen) : null;
+  // Never resolved with the user's side on disk (the next sync would push it): the server's bytes
+  // are a cache entry (bases/) that can be lost; without them nothing changes.
+  if (holdsMine && (!serverBytes || sha256Hex(serverBytes) !== seen)) {
+    throw new TeamSyncError(
+      'conflict',
+      `Memdir no longer has ${side} of ${named} here (its saved copy is gone), so keeping it would leave yours on disk: nothing was changed and the conflict stays open. Sync first; when ${side} changes it is written here, then choose again.`,
+    );
+  }
   if (serverBytes) e.options.onWrite?.('before', [conflict.key]);
   const { entry } = await transact(
     e.memoryDir,
