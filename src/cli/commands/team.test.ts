@@ -454,6 +454,38 @@ describe('memdir team', () => {
     expect((await serverEntries(server.url, 'design', other))['k.md']).toBe(s2);
   });
 
+  it('resolve --keep server refuses when the file changed since the conflict was shown (neither side on disk), as the other choices do', async () => {
+    const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
+    const other = (await issueToken(store, 'design', 'doreen')).token;
+    const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+    await fs.writeFile(path.join(team, 'edited.md'), 'one\n');
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+    const r = await fetch(`${server.url}/v2/teams/design/entries`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ pushId: 'cli-test-keepfix-4', entries: { 'edited.md': { content: 'TEAM\n', base: sha('one\n') } } }),
+    });
+    expect(r.status).toBe(200);
+    await fs.writeFile(path.join(team, 'edited.md'), 'MINE\n');
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(1);
+    const listed = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as {
+      conflicts: { id: string; key: string }[];
+    };
+    const conflict = listed.conflicts.find((c) => c.key === 'edited.md')!;
+    // Edited again after the conflict opened. Before: "the team's version stays", exit 0, and the next sync pushed the edit.
+    await fs.writeFile(path.join(team, 'edited.md'), 'LATER\n');
+    const refused = await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('team/edited.md changed since the conflict was opened; look at it again before choosing.');
+    expect(await fs.readFile(path.join(team, 'edited.md'), 'utf8')).toBe('LATER\n');
+    const open = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { id: string }[] };
+    expect(open.conflicts.map((c) => c.id)).toContain(conflict.id);
+    // Put back as the pull left it, keeping the team's goes through.
+    await fs.writeFile(path.join(team, 'edited.md'), 'TEAM\n');
+    expect((await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server'])).code).toBe(0);
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+  });
+
   it('an overlapping edit: conflicts shows the three-way proposal; resolve --keep merged --file writes and pushes the edited merge', async () => {
     const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
     // In step with the team first, then two edits of the same line: one here, one by another member.

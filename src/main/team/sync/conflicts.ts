@@ -115,7 +115,7 @@ export async function resolveConflict(
   // How every sentence and the history entry name the file: a secret in its name masked.
   const named = e.rel(await shownKey(conflict.key));
   let rev: string | null;
-  if (take === 'server') rev = await keepServerSide(e, conflict, named);
+  if (take === 'server') rev = await keepServerSide(e, conflict, named, opts.theirsSha);
   else {
     let bytes: Buffer;
     if (take === 'mine') {
@@ -137,9 +137,7 @@ export async function resolveConflict(
     const file = await resolveTeamKey(await checkTeamDir(e.memoryDir, e.space), conflict.key);
     const current = await file.read();
     const currentSha = current ? sha256Hex(current.data) : null;
-    if (opts.theirsSha !== undefined && opts.theirsSha !== currentSha) {
-      throw new TeamSyncError('conflict', `${named} changed since the conflict was opened; look at it again before choosing.`);
-    }
+    if (opts.theirsSha !== undefined && opts.theirsSha !== currentSha) throw changedSince(named);
     const sha = sha256Hex(bytes);
     const summary = `Resolve the conflict on ${named}: ${take === 'mine' ? 'took my version' : take === 'both' ? 'kept both versions' : 'merged both versions'}`;
     e.options.onWrite?.('before', [conflict.key]);
@@ -156,6 +154,11 @@ export async function resolveConflict(
   return { conflict: await shownConflict(conflict), rev };
 }
 
+/** The one refusal of a choice made on a file that changed since the conflict was shown. */
+function changedSince(named: string): TeamSyncError {
+  return new TeamSyncError('conflict', `${named} changed since the conflict was opened; look at it again before choosing.`);
+}
+
 /**
  * Keeping the server's side is one history entry too, as every resolution is: the kept local side
  * is recorded just before it (history `replaces`; the pull wrote the server's over it on disk), so
@@ -163,7 +166,7 @@ export async function resolveConflict(
  * byte (the conflict open again, followTakenBack). The file on disk is not written. Null (no entry)
  * when the kept side is missing or the file is the user's version already.
  */
-async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: string): Promise<string | null> {
+async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: string, theirsSha: string | null | undefined): Promise<string | null> {
   const kept = await e.stateFile.readConflictBytes(conflict);
   if (!kept) return null;
   const rel = e.rel(conflict.key);
@@ -172,7 +175,12 @@ async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: stri
   // The user's side on disk again (an Undo of this choice took it back): the server's version goes back there.
   const seen = e.server.get(conflict.key) ?? conflict.serverSha;
   const current = await file.read();
-  const holdsMine = current !== null && sha256Hex(current.data) === conflict.localSha;
+  const currentSha = current ? sha256Hex(current.data) : null;
+  // Edited (or deleted) since it was shown: neither side is on disk, and "the team's version stays" would be untrue.
+  if ((theirsSha !== undefined && theirsSha !== currentSha) || (currentSha !== conflict.localSha && currentSha !== seen && currentSha !== conflict.serverSha)) {
+    throw changedSince(named);
+  }
+  const holdsMine = currentSha === conflict.localSha;
   const serverBytes = holdsMine ? await e.bases.read(seen) : null;
   // Never resolved with the user's side on disk (the next sync would push it): the server's bytes
   // are a cache entry (bases/) that can be lost; without them nothing changes.
