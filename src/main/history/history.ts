@@ -464,6 +464,9 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       if (repo && opts.source === 'restore') noted.createMode = modeWhenTakenAway(repo);
       const modes = async () => (repo ? await takenModes(repo.workTree, noted).catch(() => []) : []);
       const createdFolders = noted.created;
+      // What put-back restores to should the change be taken back: the files as they were before
+      // the replaced versions went in as entries of their own (never a replaced version: not on disk).
+      const putBackTo = repo && opts.replaces?.length ? await headRev(repo) : null;
       if (repo && opts.replaces) {
         for (const replaced of opts.replaces) {
           await keepReplaced(repo, replaced, checkSource(opts.source));
@@ -476,7 +479,7 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       } catch (err) {
         state.active = false;
         // The disk refused a write half-way (full, read-only): take the change back whole.
-        if (await takeBack(err, memoryDir, dataDir, noted)) throw err;
+        if (await takeBack(err, memoryDir, dataDir, noted, putBackTo)) throw err;
         // The original error matters more than a failure to record; the next transact picks
         // anything left unrecorded up as `external`.
         const broughtBack = opts.broughtBack?.() ?? [];
@@ -513,7 +516,7 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       })().catch(async (err: unknown) => {
         // History could not keep it (its disk is full): a change History does not hold would
         // have no undo, and the person was told it failed — so it is taken back.
-        await takeBack(err, memoryDir, dataDir, noted);
+        await takeBack(err, memoryDir, dataDir, noted, putBackTo);
         throw err;
       });
       return { result, entry };
@@ -526,9 +529,9 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
 const takenBack = new WeakSet<object>();
 
 /** When `err` is the disk refusing a write, puts the change's own writes back (put-back.ts); whether it was. */
-async function takeBack(err: unknown, memoryDir: string, dataDir: string, noted: NotedWrites): Promise<boolean> {
+async function takeBack(err: unknown, memoryDir: string, dataDir: string, noted: NotedWrites, to: string | null = null): Promise<boolean> {
   if (!isDiskRefusal(err) || typeof err !== 'object' || err === null) return false;
-  const done = await putBackChange(memoryDir, dataDir, noted).then(
+  const done = await putBackChange(memoryDir, dataDir, noted, to).then(
     () => true,
     () => false,
   );

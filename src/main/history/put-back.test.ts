@@ -55,5 +55,30 @@ describe.skipIf(smallDiskUnavailable !== null)(
       expect(entry).toMatchObject({ source: 'external', files: [{ path: 'feedback_claude.md', status: 'added' }] });
       expect((await listHistory(mem, { dataDir })).map((e) => e.summary)).not.toContain('Write three');
     });
+
+    it("a change that keeps a replaced version (keep the team's) and then cannot be recorded leaves the file as it was, never the replaced version", async () => {
+      // The memory on a disk with room, its history on the small one (the data folder's disk is full).
+      const team = path.join(root, 'team-memory');
+      const history = path.join(disk.dir, 'history');
+      await fs.mkdir(team);
+      await fs.writeFile(path.join(team, 'k.md'), "the team's version\n");
+      await recordExternalChanges(team, { dataDir: history });
+      const refused = transact(
+        team,
+        {
+          source: 'sync',
+          summary: "Resolve the conflict on k.md: kept the team's version",
+          dataDir: history,
+          replaces: [{ path: 'k.md', content: Buffer.from('my version\n'), summary: 'Your version of k.md' }],
+        },
+        async () => {
+          disk.leaveFree(0);
+        },
+      );
+      await expect(refused).rejects.toThrow(/full|ENOSPC|space/i);
+      disk.free();
+      // Was: put back to the replaced version (history's newest entry then), so mine went over the team's on disk.
+      expect(await fs.readFile(path.join(team, 'k.md'), 'utf8')).toBe("the team's version\n");
+    });
   },
 );

@@ -15,19 +15,22 @@ import { openShadowRepo } from './shadow-repo.js';
 
 /**
  * Puts the files the change wrote (`noted`, safe-fs noteWrites) back as the newest history entry
- * of `memoryDir` has them (removed when it has none or there is no entry yet) — a file another
+ * of `memoryDir` has them (`to`: as that entry has them, for a change that recorded versions not on
+ * disk as entries of its own first — history `replaces` — which are then dropped again, as far as
+ * the disk lets git) (removed when it has none or there is no entry yet) — a file another
  * program (Claude Code) wrote while the change ran is not the change's and stays — then removes the
  * folders the change created that are empty. Removals first, so a full disk gets room back before
  * the old texts are written. Call it holding the memory lock.
  */
-export async function putBackChange(memoryDir: string, dataDir: string, noted: NotedWrites): Promise<void> {
+export async function putBackChange(memoryDir: string, dataDir: string, noted: NotedWrites, to: string | null = null): Promise<void> {
   const repo = await openShadowRepo(memoryDir, dataDir);
   if (repo) {
     const changed = (await changedFiles(repo, { putBack: true })).filter((rel) => noted.files.has(path.join(repo.workTree, rel)));
-    const head = await git(repo, ['rev-parse', '--verify', '-q', 'HEAD'], { okCodes: [1] });
+    const at = to ?? 'HEAD';
+    const head = await git(repo, ['rev-parse', '--verify', '-q', at], { okCodes: [1] });
     const before = new Map<string, string>();
     if (head.code === 0 && changed.length > 0) {
-      const tree = await git(repo, ['ls-tree', '-z', '-r', 'HEAD', '--', ...changed]);
+      const tree = await git(repo, ['ls-tree', '-z', '-r', at, '--', ...changed]);
       for (const line of tree.stdout.split('\0').filter(Boolean)) {
         const tab = line.indexOf('\t');
         const [mode = '', type = '', oid = ''] = line.slice(0, tab).split(' ');
@@ -44,6 +47,9 @@ export async function putBackChange(memoryDir: string, dataDir: string, noted: N
       const mode = noted.modes?.get(path.join(repo.workTree, rel)) ?? undefined;
       await writeFileAtomic(memoryDir, rel, blobs.get(oid)!, mode !== undefined ? { mode } : {});
     }
+    // The replaced versions' entries go too (the change they belonged to is not made); a disk too
+    // full for that leaves them, each still a whole version — the next record notes the file as it is.
+    if (to) await git(repo, ['reset', '-q', '--mixed', to], { workTree: true, clearStaleLocks: true }).catch(() => undefined);
   }
   await removeEmptyFolders(memoryDir, noted.created);
 }
