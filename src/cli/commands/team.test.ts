@@ -360,7 +360,7 @@ describe('memdir team', () => {
     };
     expect(history.entries.map((e) => e.summary)).toEqual([
       "Resolve the conflict on team/keep_me.md: kept the team's version",
-      'Your version of team/keep_me.md, kept when the conflict on it was resolved',
+      "Your version of team/keep_me.md, as the sync conflict kept it (recorded when you kept the team's version; undo that entry to get yours back)",
     ]);
     expect(undo).toBe(`memdir undo -work-app ${history.entries[0]!.rev.slice(0, 10)}`);
 

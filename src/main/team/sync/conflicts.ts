@@ -197,7 +197,14 @@ async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: stri
       source: 'sync',
       summary: `Resolve the conflict on ${named}: kept ${side}`,
       dataDir: e.options.dataDir,
-      replaces: [{ path: rel, content: kept, summary: `Your version of ${named}, kept when the conflict on it was resolved` }],
+      replaces: [
+        {
+          path: rel,
+          content: kept,
+          // Not an edit of yours now, and its own Undo is not the way back: the resolution's is.
+          summary: `Your version of ${named}, as the sync conflict kept it (recorded when you kept ${side}; undo that entry to get yours back)`,
+        },
+      ],
     },
     async () => {
       if (serverBytes) await e.write(file, serverBytes, seen);
@@ -251,7 +258,7 @@ export async function followTakenBack(e: SyncEngine, taken: TakenBack, by: strin
   return notes;
 }
 
-/** A resolution as the notes say it, in the words of its history entry (`server` writes none: never reopened). */
+/** A resolution as the notes say it, in the words of its history entry (`server` too: its entry's Undo reopens it). */
 const RESOLVED_AS: Record<ConflictResolution, string> = {
   server: 'kept the synced version',
   mine: 'took your version',
