@@ -385,7 +385,7 @@ describe('memdir team', () => {
     expect(await fs.readFile(path.join(team, 'keep_me.md'), 'utf8')).toBe('Deploys: never on Fridays.\n');
   });
 
-  it("after the Undo of keep server, a newer team version is written over yours (kept in the conflict), never merged with it and pushed; keep server then takes the newer one", async () => {
+  it('after the Undo of keep server, a newer team version is written over yours (kept in the conflict), never merged with it and pushed; keep server then takes the newer one', async () => {
     const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
     const other = (await issueToken(store, 'design', 'doreen')).token;
     const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -426,7 +426,9 @@ describe('memdir team', () => {
     expect(lost.err).toContain("Memdir no longer has the team's version of team/k.md here");
     expect(lost.out).not.toContain('stays');
     expect(await fs.readFile(path.join(team, 'k.md'), 'utf8')).toBe(m);
-    const stillOpen = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { id: string }[] };
+    const stillOpen = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as {
+      conflicts: { id: string }[];
+    };
     expect(stillOpen.conflicts.map((c) => c.id)).toContain(conflict.id);
 
     // The team changes another line. Before: the pull merged MINE into it and pushed it, the team's TEAM line gone from the server.

@@ -286,8 +286,10 @@ export const teamResolveCommand: CommandSpec = {
                 is binary, not UTF-8 or over 1 MB), or the three-way merge when nothing overlaps; pushed.
 Each is one history entry (source "sync"); undo it with the \`memdir undo\` command printed (and in the JSON):
 the file goes back as the pull left it (after --keep server: yours) and the conflict is open again (yours still
-kept, to choose again; the next sync pushes neither side); undoing that undo resolves it again.
-Nothing is written when the file changed since the conflict was shown.
+kept, to choose again; the next sync pushes neither side, and writes a newer team version over yours, still
+kept); undoing that undo resolves it again.
+Nothing is written when the file changed since the conflict was shown, nor by --keep server when yours is on
+disk and Memdir's copy of the team's version is lost (sync first).
 ${ALLOW_SECRET_HELP}
 JSON: {"project": {"dir", "memoryDir"}, "conflict": {…, "status": "resolved", "resolution"}, "rev": id|null,
   "undo": "memdir undo …"|null, "sync": <the report of \`memdir team sync --json\`>|null}
