@@ -430,6 +430,15 @@ describe('memdir team', () => {
       conflicts: { id: string }[];
     };
     expect(stillOpen.conflicts.map((c) => c.id)).toContain(conflict.id);
+    // The sentence's advice works: a sync fetches the team's version again (uploading nothing), then keeping it goes through.
+    const fetched = JSON.parse((await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json'])).out) as { push: { uploaded: string[] } };
+    expect(fetched.push.uploaded).toEqual([]);
+    const kept = await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server']);
+    expect(kept.code).toBe(0);
+    expect(await fs.readFile(path.join(team, 'k.md'), 'utf8')).toBe(s);
+    const undoAgain = /undo with: (memdir undo -work-app [0-9a-f]{10})/.exec(kept.out)![1]!;
+    expect((await memdir([...undoAgain.split(' ').slice(1), '--home', home])).code).toBe(0);
+    expect(await fs.readFile(path.join(team, 'k.md'), 'utf8')).toBe(m);
 
     // The team changes another line. Before: the pull merged MINE into it and pushed it, the team's TEAM line gone from the server.
     await put('cli-test-keepfix-2', s2, s);

@@ -25,7 +25,7 @@ import { failureSentence } from '../../shared/failure-words.js';
 import { TeamClientError } from './team-client.js';
 import { type TeamDir, TeamPathError, checkTeamDir } from './team-paths.js';
 import { lockSyncState } from './sync-state.js';
-import { type TakenBack, conflictDetail, followTakenBack, resolveConflict, shownConflict } from './sync/conflicts.js';
+import { type TakenBack, conflictDetail, followTakenBack, keptServerSideLost, resolveConflict, shownConflict } from './sync/conflicts.js';
 import { type Cycle, SyncEngine, type TeamSyncOptions, TeamSyncError, emptyReport } from './sync/engine.js';
 import { pull, verifyPushed } from './sync/pull.js';
 import { computeDelta } from './sync/delta.js';
@@ -219,6 +219,8 @@ export class TeamSync {
               break;
             }
           }
+        // The server's side of an open conflict no longer kept here: only a full answer has it again.
+        if (!missing && (await keptServerSideLost(e))) missing = true;
         if (conditional) await pull(e, cycle, 'conditional', conditional);
         // A 304 (or a delta) is not proof the server still holds this client's pushes: a restored one may number other content alike.
         const lost = conditional !== null && report.pull.wentBack === null && (await verifyPushed(e, cycle));

@@ -316,3 +316,15 @@ export async function keptSideOverwritten(e: SyncEngine, cycle: Cycle, key: stri
 export function holdsKeptVersion(e: SyncEngine, key: string, sha: string): boolean {
   return e.state.conflicts.some((c) => c.status === 'open' && c.key === key && c.localSha === sha);
 }
+
+/**
+ * Whether Memdir lost its copy (bases/, a cache) of the server's side of an open conflict the
+ * server still holds: "keep the server's" needs those bytes when your side is on disk (after its
+ * Undo), so the sync asks for a full answer once and the pull keeps them again (pull.ts).
+ */
+export async function keptServerSideLost(e: SyncEngine): Promise<boolean> {
+  for (const c of e.state.conflicts) {
+    if (c.status === 'open' && e.server.get(c.key) === c.serverSha && (await e.bases.read(c.serverSha)) === null) return true;
+  }
+  return false;
+}

@@ -213,6 +213,9 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     if (action === 'same') {
       e.setBase(key, entry.sha256);
       e.bases.save(entry.sha256, entry.content);
+    } else if (action === 'keep-local' && local && holdsKeptVersion(e, key, local.sha)) {
+      // Your side of an open conflict on disk (the Undo of "keep the server's"): the server's bytes are what that choice writes.
+      e.bases.save(entry.sha256, entry.content);
     } else if (action === 'write' || action === 'conflict') {
       if (e.failedWrites.get(key) === entry.sha256) continue;
       const taken = local === null && twinsPossible ? await takenNameRefusal(e.memoryDir, file.rel, twinAdvice(e)) : null;
