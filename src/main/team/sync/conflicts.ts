@@ -187,7 +187,7 @@ async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: stri
   if (holdsMine && (!serverBytes || sha256Hex(serverBytes) !== seen)) {
     throw new TeamSyncError(
       'conflict',
-      `Memdir no longer has ${side} of ${named} here (its saved copy is gone), so keeping it would leave yours on disk: nothing was changed and the conflict stays open. Sync first; when ${side} changes it is written here, then choose again.`,
+      `Memdir no longer has ${side} of ${named} here (its saved copy is gone), so keeping it would leave yours on disk: nothing was changed and the conflict stays open. Sync first (it fetches ${side} again), then choose again.`,
     );
   }
   if (serverBytes) e.options.onWrite?.('before', [conflict.key]);
