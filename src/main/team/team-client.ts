@@ -392,7 +392,8 @@ export class TeamClient implements SpaceClient {
       if (typeof tag === 'string' && !isProtocolEtag(tag)) {
         throw new TeamClientError(
           'bad-response',
-          `The sync server sent an invalid ETag with its ${what} (${JSON.stringify((tag as string).slice(0, 60))}); Memdir did not store it and ${after}.`,
+          // Not quoted: the server's bytes would be kept with the sync's last error and shown (issue 15: never stored).
+          `The sync server sent an invalid ETag with its ${what}${/[\r\n]/.test(tag) ? ' (it holds a line break)' : ''}; Memdir did not store it and ${after}.`,
         );
       }
     }
