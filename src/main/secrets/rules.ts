@@ -174,10 +174,10 @@ function genericAssignments(text: string): RuleMatch[] {
       ? value.length >= 6 && bits >= 2.0 && (classes >= 2 || (value.length >= 12 && bits >= 3.0))
       : (value.length >= 16 && bits >= 3.0 && classes >= 2) || (value.length >= 20 && bits >= 3.5);
     if (!credible) continue;
-    // A name that only ends in pass names a build's or a renderer's pass as often as a password
-    // (`BUILD_PASS: ubuntu-22.04`, `shadowPass: ShadowMap2D`): its value must be no identifier.
-    if (passWord && !PASSWORD_NAME.test(name) && !madeNotNamed(value)) continue;
     const start = m.index + m[0].lastIndexOf(m[4]!);
+    // A name that only ends in pass names a build's or a renderer's pass as often as a password
+    // (`BUILD_PASS: ubuntu-22.04`, `shadowPass: ShadowMap2D`, `second-pass: Refactor2 done`).
+    if (passWord && !PASSWORD_NAME.test(name) && m[3] === '' && aPassNotAPassword(value, text.slice(start + value.length))) continue;
     found.push({ start, end: start + value.length });
   }
   return found;
@@ -210,6 +210,23 @@ function madeNotNamed(value: string): boolean {
   if (/[^A-Za-z0-9._-]/.test(value)) return true;
   if ((value.match(/[A-Za-z]+|[0-9]+/g) ?? []).length >= 4) return true;
   return value.length >= 16 && entropy(value) >= 3.5;
+}
+
+// A version (`ubuntu-22.04`, `v1.2.3`), and a CamelCase name of two or more words (`ShadowMap2D`).
+const VERSION = /\d\.\d/;
+const CAMEL_CASE_NAME = /^(?:[A-Z][a-z]+){2,}[A-Za-z0-9]*$/;
+// A lower-case word after the value on its line: prose (`second-pass: Refactor2 done`).
+const PROSE_AFTER = /^[ \t]+[a-z]{2,}\b/;
+
+/**
+ * Whether an unquoted value under a name that only ends in pass or pw is a pass's rather than a
+ * password: it reads as named (see madeNotNamed) and is a version, a CamelCase name, or a word
+ * that prose goes on after. A bare word and digits (`Summer2024`, `Welcome1`, `qwerty123`) is the
+ * commonest human password, so it is one unless prose follows; a quoted value is never judged here.
+ */
+function aPassNotAPassword(value: string, after: string): boolean {
+  if (madeNotNamed(value)) return false;
+  return VERSION.test(value) || CAMEL_CASE_NAME.test(value) || PROSE_AFTER.test(after);
 }
 
 // Words joined by `-`, each starting with three letters: a term (`PBKDF2-SHA256`, `Argon2id-hashed`), not a password.

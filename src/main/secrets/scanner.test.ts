@@ -154,6 +154,17 @@ const REAL_WITH_A_WORD: [string, string][] = [
   ['password assignment starting with EXAMPLE', 'DB_PASSWORD=EXAMPLECORP-Pr0d!9x'],
   ['password holding EXAMPLE', 'password: AcmeEXAMPLE2024!'],
 ];
+// Review 4, M1: a name ending in pass or pw holds a human password as often as a build's pass; only
+// a version, a CamelCase name or a word followed by prose is a pass's value, and a quoted value never is.
+const REAL_UNDER_A_PASS_NAME: [string, string][] = [
+  ['word and year under DB_PASS', 'DB_PASS=Summer2024'],
+  ['word and digit under SMTP_PASS', 'SMTP_PASS=Welcome1'],
+  ['leet word under MYSQL_PASS', 'MYSQL_PASS=Passw0rd'],
+  ['word and year under REDIS_PASS', 'REDIS_PASS=Admin2024'],
+  ['keyboard word under DB_PW', 'DB_PW=qwerty123'],
+  ['quoted word and year under dbPass', 'const dbPass = "Spring2025";'],
+  ['quoted CamelCase under adminPass', "adminPass: 'SummerTime2024'"],
+];
 // A real password may hold <, > or dots: only real template shapes make a value a stand-in
 // (`<your-token>`, `${VAR}`, `{{x}}`, `...` alone or joining two plain parts, `sk-ant-...`).
 const REAL_WITH_TEMPLATE_CHARACTERS: [string, string][] = [
@@ -192,6 +203,10 @@ const PLACEHOLDER_VALUES: [string, string][] = [
 
 describe('scanText', () => {
   it.each(REAL_WITH_A_WORD)('finds a %s', async (_name, text) => {
+    expect(await scanText(text, { file: 'notes.md' })).toHaveLength(1);
+  });
+
+  it.each(REAL_UNDER_A_PASS_NAME)('finds a %s', async (_name, text) => {
     expect(await scanText(text, { file: 'notes.md' })).toHaveLength(1);
   });
 
