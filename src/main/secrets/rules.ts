@@ -229,8 +229,16 @@ function aPassNotAPassword(value: string, after: string): boolean {
   return VERSION.test(value) || CAMEL_CASE_NAME.test(value) || PROSE_AFTER.test(after);
 }
 
-// Words joined by `-`, each starting with three letters: a term (`PBKDF2-SHA256`, `Argon2id-hashed`), not a password.
-const HYPHENATED_TERM = /^[A-Za-z]{3,}[A-Za-z0-9]*(?:-[A-Za-z]{3,}[A-Za-z0-9]*)+$/;
+// Hashing schemes and words about them joined by `-`: a term (`PBKDF2-SHA256`, `Argon2id-hashed`),
+// not a password. Only known pieces: a generated or passphrase password is words joined by `-` too
+// (`vohpon-Koxsy2-dafgeh`, `Correct-Horse-Battery9`).
+const HASHING_TERM_PIECE =
+  /^(?:sha|pbkdf|argon|bcrypt|scrypt|yescrypt|hmac|md|blake|hash|hashed|hashing|salted|peppered|keyed|stretched|encrypted|based)\d*(?:id|i|d)?\d*$/i;
+
+function hashingTerm(value: string): boolean {
+  const pieces = value.split('-');
+  return pieces.length >= 2 && pieces.every((p) => HASHING_TERM_PIECE.test(p));
+}
 
 function looksMade(value: string, min: number): boolean {
   const classes = charClasses(value);
@@ -247,7 +255,7 @@ function passwordProse(text: string): RuleMatch[] {
     const value = m[1] === '' ? m[2]!.replace(SENTENCE_END, '') : m[2]!;
     if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;
     if (value.length < 6 || entropy(value) < 2.0 || charClasses(value) < 2) continue;
-    if (bare && (!looksMade(value, 10) || HYPHENATED_TERM.test(value))) continue;
+    if (bare && (!looksMade(value, 10) || hashingTerm(value))) continue;
     const start = m.index + m[0].lastIndexOf(m[2]!);
     found.push({ start, end: start + value.length });
   }

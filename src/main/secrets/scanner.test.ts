@@ -153,6 +153,9 @@ const REAL_WITH_A_WORD: [string, string][] = [
   // Review 2 #6: EXAMPLE in capitals inside a real password (only a provider's example shape, ending in it, is one).
   ['password assignment starting with EXAMPLE', 'DB_PASSWORD=EXAMPLECORP-Pr0d!9x'],
   ['password holding EXAMPLE', 'password: AcmeEXAMPLE2024!'],
+  // Review 4, M2: generated and passphrase passwords joined by hyphens after the bare word.
+  ['.netrc password of hyphenated groups', 'machine git.internal login me password vohpon-Koxsy2-dafgeh'],
+  ['Wi-Fi passphrase of hyphenated words', 'Wi-Fi password Correct-Horse-Battery9'],
 ];
 // Review 4, M1: a name ending in pass or pw holds a human password as often as a build's pass; only
 // a version, a CamelCase name or a word followed by prose is a pass's value, and a quoted value never is.
