@@ -396,6 +396,18 @@ describe('scanText', () => {
     expect((await scanText('password:'.repeat(600))).length).toBeLessThan(30);
   });
 
+  // Review 4, S1: a secretlint-disable region around hit #201 must not hide the hits past it.
+  it('still refuses a text whose disabled region holds more than the listed hits, with a real secret after it', async () => {
+    const examples = Array.from({ length: MAX_HITS_PER_RULE + 5 }, (_, i) => `pwd=Xk9mQ${i}zPq`);
+    const text = `<!-- secretlint-disable -->\n${examples.join('\n')}\n<!-- secretlint-enable -->\nprod: pwd=Vr4tLq8wZm2Kp\n`;
+    const findings = await scanText(text);
+    expect(findings.map((f) => f.rule)).toEqual(['memdir/too-many-secrets']);
+    expect(findings[0]).toMatchObject({ fingerprint: '', line: MAX_HITS_PER_RULE + 2 });
+    expect(findings[0]!.match).not.toContain('\n');
+    // A region that covers every hit is the file's own visible opt-out, and is honoured.
+    expect(await scanText(`<!-- secretlint-disable -->\n${examples.join('\n')}\n<!-- secretlint-enable -->\n`)).toEqual([]);
+  });
+
   it.skipIf(sharedMemoryFixtures() === null)('finds nothing in the real memories other projects wrote (shared/fixtures/memories)', async () => {
     const report = await scanDir(sharedMemoryFixtures()!);
     expect(report.files).toBeGreaterThan(300);

@@ -92,8 +92,10 @@ const memdirRule = {
         for (const rule of rulesToRun(source.content)) {
           const found = rule.find(source.content);
           for (const m of found.slice(0, MAX_HITS_PER_RULE)) context.report({ message: t(rule.id), range: [m.start, m.end] });
+          // From the first unlisted hit to the last: only a secretlint-disable region covering every
+          // hit it stands for can hide it (one around hit #201 alone would hide all past it).
           const next = found[MAX_HITS_PER_RULE];
-          if (next) context.report({ message: t(TOO_MANY), range: [next.start, next.end] });
+          if (next) context.report({ message: t(TOO_MANY), range: [next.start, found[found.length - 1]!.end] });
         }
       },
     };
@@ -209,7 +211,10 @@ async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
     if (message.type !== 'message') continue;
     const ours = message.ruleId === MEMDIR_RULE_ID;
     if (ours && message.messageId === TOO_MANY) {
-      const range = [message.range[0] + bom, message.range[1] + bom] as [number, number];
+      // It spans every unlisted hit (see memdirRule); it points at the line of the first.
+      const start = message.range[0] + bom;
+      const lineEnd = text.indexOf('\n', start);
+      const range = [start, Math.min(message.range[1] + bom, lineEnd === -1 ? text.length : lineEnd)] as [number, number];
       hits.push({
         range,
         rule: `memdir/${TOO_MANY}`,
