@@ -471,7 +471,7 @@ async function historySecretWarnings(launchDir: string, scope: AgentMemoryScope,
     const known = byFile.get(fileKey);
     if (known) {
       for (const { finding: f, line } of gone) {
-        if (known.findings.some((k) => k.fingerprint === f.fingerprint)) continue;
+        if (f.fingerprint !== '' && known.findings.some((k) => k.fingerprint === f.fingerprint)) continue;
         // Its line in the file as the commit that added it left it, as for the newest commit's.
         known.findings.push(f);
         known.lines.push(line);

@@ -79,8 +79,12 @@ export async function refuseNewSecrets(save: GuardedSave): Promise<Finding[]> {
   const heldInText = new Set<string>();
   const heldInName = new Set<string>();
   const before = save.before === null ? [] : typeof save.before === 'string' ? [save.before] : save.before;
-  for (const text of before) if (text !== '') for (const f of await scanText(text, { file: save.label })) heldInText.add(f.fingerprint);
-  if (save.nameBefore !== undefined) for (const f of await scanText('', { file: save.label, name: save.nameBefore })) heldInName.add(f.fingerprint);
+  // A finding with no fingerprint (more secrets than are listed) names no secret: it is never held before.
+  const hold = (held: Set<string>, f: Finding) => {
+    if (f.fingerprint !== '') held.add(f.fingerprint);
+  };
+  for (const text of before) if (text !== '') for (const f of await scanText(text, { file: save.label })) hold(heldInText, f);
+  if (save.nameBefore !== undefined) for (const f of await scanText('', { file: save.label, name: save.nameBefore })) hold(heldInName, f);
   // A name holding a secret is never printed: the label ends with the name (GuardedSave), masked where it holds one.
   const label = save.name !== undefined ? maskedPath(save.label, save.name, found) : save.label;
   const fresh: (SecretOnSave & { inName: boolean })[] = [];
@@ -90,7 +94,7 @@ export async function refuseNewSecrets(save: GuardedSave): Promise<Finding[]> {
     const held = f.where === 'name' ? heldInName : heldInText;
     if (held.has(f.fingerprint) || seen.has(f.fingerprint)) continue;
     seen.add(f.fingerprint);
-    if (fingerprintIn(allowed, f.fingerprint)) allowedOnPurpose.push({ ...f, file: label });
+    if (f.fingerprint !== '' && fingerprintIn(allowed, f.fingerprint)) allowedOnPurpose.push({ ...f, file: label });
     else fresh.push({ title: f.title, match: f.match, line: f.line, fingerprint: f.fingerprint, inName: f.where === 'name' });
   }
   if (fresh.length === 0) return allowedOnPurpose;

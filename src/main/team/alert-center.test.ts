@@ -102,6 +102,20 @@ describe('AlertCenter', () => {
     ]);
   });
 
+  // Review 4, S2: the finding that stands for more secrets than are listed has no fingerprint.
+  it('refuses to allow the finding for more secrets than are listed, in words, and keeps it in the alert', async () => {
+    // More than the scanner lists of one kind (200).
+    const many = Array.from({ length: 205 }, (_, i) => `pwd=Xk9mQ${i}zPq`).join('\n');
+    const findings = (await scanText(many, { file: 'team/notes.md' })).filter((f) => f.fingerprint === '');
+    expect(findings.map((f) => f.rule)).toEqual(['memdir/too-many-secrets']);
+    const center = new AlertCenter(dataDir);
+    const alert = await center.raise({ topic: 'secret:x', kind: 'secret', title: 't', message: 'm', memoryDir: path.join(tmp, 'memory'), findings });
+    await expect(center.allow(alert.id, '', 'me', 'why not')).rejects.toThrow(/^This finding cannot be allowed: it stands for more secrets/);
+    const { alerts, allowed } = await center.list();
+    expect(allowed).toEqual([]);
+    expect(alerts[0]!.findings.map((f) => f.rule)).toEqual(['memdir/too-many-secrets']);
+  });
+
   it('an allow recorded before its space was kept counts only in the space its alert came from, as its file says', async () => {
     const tokenOf = (tail: string) => ['ghp_', 'Sp4Rt8Yq', 'Nz2Kx7Lp', 'Dm4Hc9Vs', 'Fj1Ga6Ne', tail].join('');
     const [personal, team] = [tokenOf('u3Te'), tokenOf('u3Tf')];

@@ -273,6 +273,11 @@ export class AlertCenter {
       if (!finding) throw new AlertError('not-found', 'That finding is no longer part of this alert; scan again.');
       if (finding.rule === SCANNER_ERROR_RULE || !alert.memoryDir)
         throw new AlertError('invalid-input', 'This finding cannot be allowed: the scan itself failed, so nothing is known about the file.');
+      if (fingerprint === '')
+        throw new AlertError(
+          'invalid-input',
+          'This finding cannot be allowed: it stands for more secrets than are listed one by one, so the file has to lose them first.',
+        );
       const record = allowedRecord(alert.memoryDir, spaceOfTopic(alert.topic).kind, finding, who, why, now);
       allowed.push(record);
       await this.saveAllowed();

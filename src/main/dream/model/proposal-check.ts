@@ -142,7 +142,7 @@ export class KnownSecrets {
       const set = new Set<string>();
       for (const f of this.snapshot.files.values()) {
         if (f.text === null) continue;
-        for (const finding of await scanText(f.text, { file: f.rel })) set.add(finding.fingerprint);
+        for (const finding of await scanText(f.text, { file: f.rel })) if (finding.fingerprint !== '') set.add(finding.fingerprint);
       }
       return set;
     })();
@@ -159,5 +159,6 @@ export async function findNewSecrets(rel: string, text: string, known: KnownSecr
   const findings = await scanText(text, { file: rel });
   if (findings.length === 0) return [];
   const before = await known.get();
-  return findings.filter((f) => !before.has(f.fingerprint)).map((f) => `${f.title} (${f.rule}) on line ${f.line}, ${f.match}`);
+  // One with no fingerprint (more secrets than are listed) is never known before.
+  return findings.filter((f) => f.fingerprint === '' || !before.has(f.fingerprint)).map((f) => `${f.title} (${f.rule}) on line ${f.line}, ${f.match}`);
 }
