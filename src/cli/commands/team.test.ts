@@ -497,6 +497,45 @@ describe('memdir team', () => {
     expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
   });
 
+  it("resolve --keep server with your version kept nowhere but on disk is refused: nothing changed, and the next sync does not push yours over the team's", async () => {
+    const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
+    const other = (await issueToken(store, 'design', 'doreen')).token;
+    const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+    await fs.writeFile(path.join(team, 'lost.md'), 'one\n');
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+    const r = await fetch(`${server.url}/v2/teams/design/entries`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ pushId: 'cli-test-keepfix-s4', entries: { 'lost.md': { content: 'TEAM\n', base: sha('one\n') } } }),
+    });
+    expect(r.status).toBe(200);
+    await fs.writeFile(path.join(team, 'lost.md'), 'MINE\n');
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(1);
+    const listed = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as {
+      conflicts: { id: string; key: string }[];
+    };
+    const conflict = listed.conflicts.find((c) => c.key === 'lost.md')!;
+    // Yours back on disk (as an Undo puts it), and the kept copy of it (conflicts/<id>.local) gone.
+    await fs.writeFile(path.join(team, 'lost.md'), 'MINE\n');
+    const keptCopies = (await fs.readdir(dataDir, { recursive: true })).filter((f) => f.endsWith(`${conflict.id}.local`));
+    expect(keptCopies.length).toBeGreaterThan(0);
+    for (const f of keptCopies) await fs.rm(path.join(dataDir, f));
+    // Before: exit 0, the conflict resolved with yours on disk, and the next sync pushed yours over the team's.
+    const refused = await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain("Memdir's saved copy of your version of team/lost.md is gone and yours is the file on disk");
+    expect(refused.out).not.toContain('stays');
+    expect(await fs.readFile(path.join(team, 'lost.md'), 'utf8')).toBe('MINE\n');
+    const open = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { id: string }[] };
+    expect(open.conflicts.map((c) => c.id)).toContain(conflict.id);
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(1);
+    expect((await serverEntries(server.url, 'design', other))['lost.md']).toBe('TEAM\n');
+    // The team's text put in the file by hand: keeping it goes through.
+    await fs.writeFile(path.join(team, 'lost.md'), 'TEAM\n');
+    expect((await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server'])).code).toBe(0);
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+  });
+
   it('an overlapping edit: conflicts shows the three-way proposal; resolve --keep merged --file writes and pushes the edited merge', async () => {
     const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
     // In step with the team first, then two edits of the same line: one here, one by another member.

@@ -168,7 +168,6 @@ function changedSince(named: string): TeamSyncError {
  */
 async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: string, theirsSha: string | null | undefined): Promise<string | null> {
   const kept = await e.stateFile.readConflictBytes(conflict);
-  if (!kept) return null;
   const rel = e.rel(conflict.key);
   const side = e.space.kind === 'team' ? "the team's version" : "the other machine's version";
   const file = await resolveTeamKey(await checkTeamDir(e.memoryDir, e.space), conflict.key);
@@ -181,6 +180,15 @@ async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: stri
     throw changedSince(named);
   }
   const holdsMine = currentSha === conflict.localSha;
+  // Yours on disk and its kept copy (conflicts/<id>) gone: resolving would leave yours for the next
+  // sync to push over the team's, and writing the team's would leave no copy of yours.
+  if (holdsMine && !kept) {
+    throw new TeamSyncError(
+      'conflict',
+      `Memdir's saved copy of your version of ${named} is gone and yours is the file on disk, so keeping ${side} would leave no copy of yours: nothing was changed and the conflict stays open. Merge the two by hand instead.`,
+    );
+  }
+  if (!kept) return null;
   const serverBytes = holdsMine ? await e.bases.read(seen) : null;
   // Never resolved with the user's side on disk (the next sync would push it): the server's bytes
   // are a cache entry (bases/) that can be lost; without them nothing changes.
