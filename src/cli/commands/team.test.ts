@@ -536,6 +536,49 @@ describe('memdir team', () => {
     expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
   });
 
+  it("resolve --keep server after an overlapping conflict whose partial merge is held back (a secret): the team's version is written and stays, nothing pushed", async () => {
+    const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
+    const other = (await issueToken(store, 'design', 'doreen')).token;
+    const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+    const token = `ghp_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4V'.slice(0, 36)}`;
+    const b = 'a\nb\nc\nd\ne\nf\ng\n';
+    const s = 'TEAM\nb\nc\nd\ne\nf\ng\n';
+    const m = `MINE\nb\nc\nd\ne\nf\ntoken ${token}\n`;
+    await fs.writeFile(path.join(team, 'partial.md'), b);
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+    const r = await fetch(`${server.url}/v2/teams/design/entries`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ pushId: 'cli-test-keepfix-s3', entries: { 'partial.md': { content: s, base: sha(b) } } }),
+    });
+    expect(r.status).toBe(200);
+    await fs.writeFile(path.join(team, 'partial.md'), m);
+    // The first line overlaps: a conflict; the pull writes the team's with your last line (which overlaps nothing), and its push is held back.
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(1);
+    expect(await fs.readFile(path.join(team, 'partial.md'), 'utf8')).toBe(`TEAM\nb\nc\nd\ne\nf\ntoken ${token}\n`);
+    expect((await serverEntries(server.url, 'design', other))['partial.md']).toBe(s);
+    const listed = JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as {
+      conflicts: { id: string; key: string }[];
+    };
+    const conflict = listed.conflicts.find((c) => c.key === 'partial.md')!;
+    // Before: exit 2, "changed since the conflict was opened", however often it was looked at again.
+    const kept = await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server']);
+    expect(kept.err).toBe('');
+    expect(kept.code).toBe(0);
+    expect(kept.out).toContain("Resolved team/partial.md: the team's version stays.");
+    expect(await fs.readFile(path.join(team, 'partial.md'), 'utf8')).toBe(s);
+    const after = JSON.parse((await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json'])).out) as { push: { uploaded: string[] } };
+    expect(after.push.uploaded).toEqual([]);
+    expect((await serverEntries(server.url, 'design', other))['partial.md']).toBe(s);
+    // Its undo puts yours back byte for byte.
+    const undo = /undo with: (memdir undo -work-app [0-9a-f]{10})/.exec(kept.out)![1]!;
+    expect((await memdir([...undo.split(' ').slice(1), '--home', home])).code).toBe(0);
+    expect(await fs.readFile(path.join(team, 'partial.md'), 'utf8')).toBe(m);
+    await fs.writeFile(path.join(team, 'partial.md'), s);
+    expect((await memdir(['team', 'resolve', conflict.id, '--project', '-work-app', '--home', home, '--keep', 'server'])).code).toBe(0);
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+  });
+
   it('an overlapping edit: conflicts shows the three-way proposal; resolve --keep merged --file writes and pushes the edited merge', async () => {
     const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
     // In step with the team first, then two edits of the same line: one here, one by another member.

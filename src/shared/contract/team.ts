@@ -33,6 +33,11 @@ export const teamConflictSchema = z.object({
   localIsText: z.boolean(),
   /** The server's version the pull wrote. */
   serverSha: sha,
+  /**
+   * What the pull wrote instead when the overlap left changes of yours that overlap nothing: the
+   * server's version with those (pushed by the sync; absent when it wrote the server's as it is).
+   */
+  writtenSha: sha.optional(),
   /** What both sides last agreed on (null: the key had never been synced here). */
   baseSha: sha.nullable(),
   serverUpdatedBy: z.string().nullable(),

@@ -23,8 +23,15 @@ import { shownKey } from './delta.js';
 
 const lenientUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
-/** Keep the local version of `key` as a conflict before the pull writes the server's (`rev`: the snapshot holding it). */
-export async function keepConflict(e: SyncEngine, cycle: Cycle, file: TeamFile, local: LocalInfo, entry: PulledEntry, rev: string | null): Promise<void> {
+/** Keep the local version of `key` as a conflict before the pull writes the server's (`rev`: the snapshot holding it); the conflict's record. */
+export async function keepConflict(
+  e: SyncEngine,
+  cycle: Cycle,
+  file: TeamFile,
+  local: LocalInfo,
+  entry: PulledEntry,
+  rev: string | null,
+): Promise<TeamConflict> {
   const key = file.key;
   const bytes = local.bytes ?? (await file.read())?.data ?? Buffer.alloc(0);
   // Read now when the hash came from the cache: the record describes exactly the bytes it keeps.
@@ -34,7 +41,8 @@ export async function keepConflict(e: SyncEngine, cycle: Cycle, file: TeamFile, 
     .toISOString()
     .replace(/[-:.TZ]/g, '')
     .slice(0, 14)}-${sha256Hex(`${key}\0${localSha}\0${entry.sha256}`).slice(0, 8)}`;
-  if (e.state.conflicts.some((c) => c.id === id)) return;
+  const known = e.state.conflicts.find((c) => c.id === id);
+  if (known) return known;
   await e.stateFile.writeConflictBytes(id, bytes);
   const isText = strictUtf8(bytes) !== null;
   const conflict: TeamConflict = {
@@ -56,6 +64,21 @@ export async function keepConflict(e: SyncEngine, cycle: Cycle, file: TeamFile, 
   e.state.conflicts.push(conflict);
   e.dirty = true;
   cycle.report.pull.conflicts.push(await shownKey(key));
+  return conflict;
+}
+
+/**
+ * A pull wrote `written` over `key` (null: the server's version as it is): an open conflict it just
+ * kept (`kept`), or whose file held what a pull wrote for it (`before`, that partial merge not pushed
+ * yet), records it — the file as the pull left it, which "keep the server's" accepts.
+ */
+export function pullWroteOver(e: SyncEngine, key: string, before: string | null, kept: TeamConflict | null, written: string | null): void {
+  for (const c of e.state.conflicts) {
+    if (c.status !== 'open' || c.key !== key || (c !== kept && (!c.writtenSha || c.writtenSha !== before))) continue;
+    if (written) c.writtenSha = written;
+    else delete c.writtenSha;
+    e.dirty = true;
+  }
 }
 
 /**
@@ -175,8 +198,13 @@ async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: stri
   const seen = e.server.get(conflict.key) ?? conflict.serverSha;
   const current = await file.read();
   const currentSha = current ? sha256Hex(current.data) : null;
+  // The pull's partial merge (the server's with your changes that overlap nothing), not pushed yet.
+  const holdsMerge = !!conflict.writtenSha && currentSha === conflict.writtenSha && currentSha !== seen;
   // Edited (or deleted) since it was shown: neither side is on disk, and "the team's version stays" would be untrue.
-  if ((theirsSha !== undefined && theirsSha !== currentSha) || (currentSha !== conflict.localSha && currentSha !== seen && currentSha !== conflict.serverSha)) {
+  if (
+    (theirsSha !== undefined && theirsSha !== currentSha) ||
+    (currentSha !== conflict.localSha && currentSha !== seen && currentSha !== conflict.serverSha && !holdsMerge)
+  ) {
     throw changedSince(named);
   }
   const holdsMine = currentSha === conflict.localSha;
@@ -189,10 +217,12 @@ async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: stri
     );
   }
   if (!kept) return null;
-  const serverBytes = holdsMine ? await e.bases.read(seen) : null;
+  // The server's version goes on disk over either (the partial merge left as it was when its bytes are lost: yours are kept in the entry).
+  const cached = holdsMine || holdsMerge ? await e.bases.read(seen) : null;
+  const serverBytes = cached && sha256Hex(cached) === seen ? cached : null;
   // Never resolved with the user's side on disk (the next sync would push it): the server's bytes
   // are a cache entry (bases/) that can be lost; without them nothing changes.
-  if (holdsMine && (!serverBytes || sha256Hex(serverBytes) !== seen)) {
+  if (holdsMine && !serverBytes) {
     throw new TeamSyncError(
       'conflict',
       `Memdir no longer has ${side} of ${named} here (its saved copy is gone), so keeping it would leave yours on disk: nothing was changed and the conflict stays open. Sync first (it fetches ${side} again), then choose again.`,

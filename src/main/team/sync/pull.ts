@@ -18,6 +18,7 @@
  * entry refused for its content is remembered with its hash (sync-state.ts `refused`), so it is
  * not fetched again by every later sync.
  */
+import type { TeamConflict } from '../../../shared/contract/team.js';
 import { foldPathKey } from '../../../shared/path-key.js';
 import { parseEtag } from '../../../shared/protocol/sync.js';
 import { strictUtf8, utf8Length } from '../../../shared/utf8.js';
@@ -29,7 +30,7 @@ import { maskedForShowing } from '../../secrets/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
-import { holdsKeptVersion, holdsPulledVersion, keepConflict, keptSideOverwritten } from './conflicts.js';
+import { holdsKeptVersion, holdsPulledVersion, keepConflict, keptSideOverwritten, pullWroteOver } from './conflicts.js';
 import { shownKey } from './delta.js';
 import { type LineMerge, mergeLines } from '../../../shared/line-merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
@@ -389,10 +390,11 @@ async function applyKey(
     let content = entry.content;
     let sha = entry.sha256;
     let merged = false;
+    let kept: TeamConflict | null = null;
     if (action === 'conflict') {
       const merge = await mergeWithServer(e, file, local!, entry);
       if (!merge?.clean) {
-        await keepConflict(e, cycle, file, local!, entry, await snapshotRev());
+        kept = await keepConflict(e, cycle, file, local!, entry, await snapshotRev());
         // The conflict is on record before anything is overwritten.
         await e.persist();
       }
@@ -431,6 +433,7 @@ async function applyKey(
       return false;
     }
     e.failedWrites.delete(key);
+    pullWroteOver(e, key, local?.sha ?? null, kept, merged ? sha : null);
     if (local && holdsKeptVersion(e, key, local.sha)) await keptSideOverwritten(e, cycle, key, local.sha, entry);
     // The server's version is what both now agree on; a merge is a local edit on top of it (pushed next).
     e.setBase(key, entry.sha256);
