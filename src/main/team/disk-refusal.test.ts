@@ -110,4 +110,36 @@ describe.skipIf(smallDiskUnavailable !== null)(`a team pull when the disk says n
       home.unmount();
     }
   });
+
+  it('a sync whose own state could not be saved (the data folder full) is shown as failed, also once the state is read again', async () => {
+    const a = await makeClient(root, 'a4', server, server.tokens[0]!);
+    const data = mountSmallDisk(path.join(root, 'b4', 'data'), 4 * 1024 * 1024);
+    try {
+      const b = await makeClient(root, 'b4', server, server.tokens[1]!);
+      await a.write('rota.md', '# Rota\nMondays.\n');
+      expect((await a.sync.sync()).error).toBeNull();
+      expect((await b.sync.sync()).error).toBeNull();
+      expect((await b.sync.inspect()).lastError).toBeNull();
+
+      // Nothing new to pull: the sync itself works, only saving its state (a later "last pull") fails.
+      data.leaveFree(4096);
+      const failed = await b.sync.sync();
+      expect(failed.error?.message).toMatch(/the disk is full/);
+      // Before: the status said nothing (the failure was never kept where the app reads it).
+      expect((await b.sync.inspect()).lastError?.message).toBe(failed.error!.message);
+      data.free();
+      // Written again by another process (the same state, a new file): this one reads it again, and the failure is still shown.
+      const states = (await fs.readdir(path.join(root, 'b4', 'data'), { recursive: true })).filter((f) => path.basename(f) === 'state.json');
+      expect(states).toHaveLength(1);
+      const state = path.join(root, 'b4', 'data', states[0]!);
+      await fs.writeFile(`${state}.other`, await fs.readFile(state));
+      await fs.rename(`${state}.other`, state);
+      expect((await b.sync.inspect()).lastError?.message).toBe(failed.error!.message);
+      // The next sync that works ends it.
+      expect((await b.sync.sync()).error).toBeNull();
+      expect((await b.sync.inspect()).lastError).toBeNull();
+    } finally {
+      data.unmount();
+    }
+  });
 });

@@ -71,6 +71,11 @@ export class TeamSync {
   /** One per sync started and not finished: `abort` cancels them. */
   private readonly controllers = new Set<AbortController>();
   private dirReady = false;
+  /**
+   * The failure of a sync whose state could not be saved (its own persist refused: a full disk):
+   * shown by this process's status until the state on disk says something newer.
+   */
+  private unsavedError: SyncError | null = null;
 
   private constructor(options: TeamSyncOptions) {
     this.e = new SyncEngine(options);
@@ -270,8 +275,10 @@ export class TeamSync {
       this.lastReport = report;
       try {
         await e.persist();
+        this.unsavedError = null;
       } catch (error) {
         report.error ??= this.asSyncError(error);
+        if (report.error.code !== 'cancelled') this.unsavedError = e.state.lastError = report.error;
       }
     }
     return report;
@@ -307,7 +314,7 @@ export class TeamSync {
       lastPullAt: e.state.lastPullAt,
       lastPushAt: e.state.lastPushAt,
       version: e.state.etag ? (parseEtag(e.state.etag)?.version ?? null) : null,
-      lastError: e.state.lastError,
+      lastError: this.lastError(),
     });
     // A sync is running: answer from memory rather than wait for it (the view shows "syncing").
     if (this.running) return snapshot(this.lastFiles, this.lastReport?.waiting ?? []);
@@ -316,6 +323,18 @@ export class TeamSync {
       const now = await this.waitingFromFiles(last === undefined);
       return snapshot(now.files, last ?? now.waiting);
     });
+  }
+
+  /**
+   * The last sync's failure: the state on disk's (every process's status reads it), or one this
+   * process could not save there while nothing on disk is newer (a sync since, or its failure).
+   */
+  private lastError(): SyncError | null {
+    const { state } = this.e;
+    const unsaved = this.unsavedError;
+    if (!unsaved) return state.lastError;
+    const newer = [state.lastError?.at, state.lastPullAt, state.lastPushAt].some((at) => !!at && at > unsaved.at);
+    return newer ? state.lastError : unsaved;
   }
 
   /**
