@@ -177,7 +177,7 @@ function genericAssignments(text: string): RuleMatch[] {
     const start = m.index + m[0].lastIndexOf(m[4]!);
     // A name that only ends in pass names a build's or a renderer's pass as often as a password
     // (`BUILD_PASS: ubuntu-22.04`, `shadowPass: ShadowMap2D`, `second-pass: Refactor2 done`).
-    if (passWord && !PASSWORD_NAME.test(name) && m[3] === '' && aPassNotAPassword(value, text.slice(start + value.length))) continue;
+    if (passWord && !PASSWORD_NAME.test(name) && m[3] === '' && aPassNotAPassword(m[2]!, value, text.slice(start + value.length))) continue;
     found.push({ start, end: start + value.length });
   }
   return found;
@@ -217,16 +217,21 @@ const VERSION = /\d\.\d/;
 const CAMEL_CASE_NAME = /^(?:[A-Z][a-z]+){2,}[A-Za-z0-9]*$/;
 // A lower-case word after the value on its line: prose (`second-pass: Refactor2 done`).
 const PROSE_AFTER = /^[ \t]+[a-z]{2,}\b/;
+// An environment variable's name (`DB_PASS`, `SMTP_PW`): a password's, in prose too (`set DB_PASS=… for prod`).
+const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
 
 /**
  * Whether an unquoted value under a name that only ends in pass or pw is a pass's rather than a
- * password: it reads as named (see madeNotNamed) and is a version, a CamelCase name, or a word
- * that prose goes on after. A bare word and digits (`Summer2024`, `Welcome1`, `qwerty123`) is the
+ * password: it reads as named (see madeNotNamed) and is a version, or — under a name that is no
+ * environment variable's (`shadowPass`, `second-pass`) — a CamelCase name or a word that prose goes on after. A bare word and digits (`Summer2024`, `Welcome1`, `qwerty123`) is the
  * commonest human password, so it is one unless prose follows; a quoted value is never judged here.
  */
-function aPassNotAPassword(value: string, after: string): boolean {
+function aPassNotAPassword(name: string, value: string, after: string): boolean {
   if (madeNotNamed(value)) return false;
-  return VERSION.test(value) || CAMEL_CASE_NAME.test(value) || PROSE_AFTER.test(after);
+  if (VERSION.test(value)) return true;
+  // Under an environment variable's name only a version is a pass's (`BUILD_PASS: ubuntu-22.04`).
+  if (ENV_NAME.test(name)) return false;
+  return CAMEL_CASE_NAME.test(value) || PROSE_AFTER.test(after);
 }
 
 // Hashing schemes and words about them joined by `-`: a term (`PBKDF2-SHA256`, `Argon2id-hashed`),

@@ -167,6 +167,9 @@ const REAL_UNDER_A_PASS_NAME: [string, string][] = [
   ['keyboard word under DB_PW', 'DB_PW=qwerty123'],
   ['quoted word and year under dbPass', 'const dbPass = "Spring2025";'],
   ['quoted CamelCase under adminPass', "adminPass: 'SummerTime2024'"],
+  // An environment variable's name is a password's: no prose after, nor a CamelCase word, makes its value a pass's.
+  ['word and year under DB_PASS, prose after', 'set DB_PASS=Summer2024 for prod'],
+  ['CamelCase word and year under DB_PASS', 'DB_PASS=SummerTime2024'],
 ];
 // A real password may hold <, > or dots: only real template shapes make a value a stand-in
 // (`<your-token>`, `${VAR}`, `{{x}}`, `...` alone or joining two plain parts, `sk-ant-...`).
