@@ -312,13 +312,14 @@ export class AutoMemory {
     this.started = false;
     this.stopSpoolWatch?.();
     this.stopSpoolWatch = null;
+    // Every source of work stops before the work is awaited: a report, an event or a sweep made
+    // after extraction and Session Memory closed would go unawaited (review s44 #6).
+    this.unsubscribe?.();
+    if (this.sweeper) clearInterval(this.sweeper);
     await this.draining;
-    // The watcher first: a report it made after extraction closed would go unawaited (review s44 #6).
     await this.watcher?.close();
     this.watcher = null;
     await Promise.all([this.extractionValue?.close(), this.sessionsValue?.memory.close()]);
-    this.unsubscribe?.();
-    if (this.sweeper) clearInterval(this.sweeper);
     await this.server?.close();
     this.server = null;
   }
