@@ -4,7 +4,7 @@
  * and opened in headless Chromium, `rounds` times; each round's steps read from the page's own
  * navigation and resource timings and the host's printed URL, all in milliseconds from the spawn on
  * the clock both sides share — and the host's CPU time (user + system, from /proc, so Linux only)
- * as the page got its list. The empty page's start (the scenario's floor) is timed between rounds.
+ * as the page got its list, all threads and its JavaScript thread alone. The empty page's start (the scenario's floor) is timed between rounds.
  * Not a scenario: no ratio is judged, nothing is written to bench/results.json. Needs `npm run build`.
  *
  *   npx tsx --expose-gc bench/profile-start.ts [rounds]
@@ -39,12 +39,15 @@ const STEPS = [
 ] as const;
 type Step = (typeof STEPS)[number][0];
 
-/** CPU milliseconds (user + system) a process has used so far, from /proc; null elsewhere. */
-function cpuMs(pid: number | undefined): number | null {
+/**
+ * CPU milliseconds (user + system) a process has used so far, from /proc — all its threads, or with
+ * `mainThread` its JavaScript thread alone (the rest is V8's compiler and GC helpers, libuv's pool); null elsewhere.
+ */
+function cpuMs(pid: number | undefined, mainThread = false): number | null {
   try {
     // Fields after the command name, which may hold spaces and ") " itself: it ends at the last
     // ") ". State is field 3, utime 14, stime 15, in clock ticks: USER_HZ, 100 on Linux (`getconf CLK_TCK`).
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
@@ -52,7 +55,7 @@ function cpuMs(pid: number | undefined): number | null {
   }
 }
 
-async function oneStart(browser: Browser, home: string, dataDir: string): Promise<Record<Step | 'hostCpu', number>> {
+async function oneStart(browser: Browser, home: string, dataDir: string): Promise<Record<Step | 'hostCpu' | 'hostThreadCpu', number>> {
   const started = Date.now();
   const host = await startHost(['--home', home, '--port', '0', '--data-dir', dataDir]);
   const listening = Date.now() - started;
@@ -60,9 +63,13 @@ async function oneStart(browser: Browser, home: string, dataDir: string): Promis
   try {
     const page = await context.newPage();
     let hostCpu = NaN;
+    let hostThreadCpu = NaN;
     // Read as the list's answer reaches the page, before the services that start after it add theirs (approximately: the event arrives a moment later).
     page.on('response', (response) => {
-      if (response.url().endsWith('/api/call') && response.request().postData()?.includes('"projects.list"')) hostCpu = cpuMs(host.process.pid) ?? NaN;
+      if (response.url().endsWith('/api/call') && response.request().postData()?.includes('"projects.list"')) {
+        hostCpu = cpuMs(host.process.pid) ?? NaN;
+        hostThreadCpu = cpuMs(host.process.pid, true) ?? NaN;
+      }
     });
     await page.goto(host.url);
     await page.waitForFunction(() => performance.getEntriesByName('memdir:dashboard-painted').length > 0, undefined, { timeout: 120_000 });
@@ -94,6 +101,7 @@ async function oneStart(browser: Browser, home: string, dataDir: string): Promis
       answered: since(seen.answered),
       painted: since(seen.painted),
       hostCpu,
+      hostThreadCpu,
     };
   } finally {
     await context.close();
@@ -118,7 +126,7 @@ async function main(): Promise<void> {
     // Warm-up of each, untimed.
     await emptyPageStart(browser);
     await oneStart(browser, built.home, dataDir);
-    const runs: Record<Step | 'hostCpu', number>[] = [];
+    const runs: Record<Step | 'hostCpu' | 'hostThreadCpu', number>[] = [];
     const empty: number[] = [];
     for (let i = 0; i < rounds; i++) {
       settle();
@@ -136,6 +144,9 @@ async function main(): Promise<void> {
       before = at;
     }
     console.log(`host CPU by the list's answer: ${median(runs.map((r) => r.hostCpu)).toFixed(0)} ms   (${runs.map((r) => r.hostCpu.toFixed(0)).join(', ')})`);
+    console.log(
+      `  of which its JavaScript thread: ${median(runs.map((r) => r.hostThreadCpu)).toFixed(0)} ms   (${runs.map((r) => r.hostThreadCpu.toFixed(0)).join(', ')})`,
+    );
     console.log(`empty page painted (the floor): ${median(empty).toFixed(0)} ms   (${empty.map((x) => x.toFixed(0)).join(', ')})`);
   } finally {
     await browser.close();
