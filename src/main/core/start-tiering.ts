@@ -9,7 +9,8 @@
  * own budget is back once the app has started.
  *
  * `v8.setFlagsFromString` after start is what Node documents as allowed but unsupported: V8
- * reads this flag each time it sets a function's budget, so a change applies from then on.
+ * reads this flag each time it sets a function's budget, so a change applies from then on. Under a
+ * V8 other than the one the budget was read from, nothing is changed.
  */
 import v8 from 'node:v8';
 
@@ -19,11 +20,16 @@ import v8 from 'node:v8';
  */
 export const V8_INTERRUPT_BUDGET = 67_584;
 
+/** The V8 (major.minor) that budget is read from: under another V8 (another Node) the start is left to V8 alone. */
+export const V8_OF_BUDGET = '11.3';
+
 /** The budget while the host starts: ten times V8's own. */
 export const START_INTERRUPT_BUDGET = 10 * V8_INTERRUPT_BUDGET;
 
 /** Raises V8's interrupt budget for the start; the function it returns puts V8's own back (once). */
-export function optimizeLessWhileStarting(): () => void {
+export function optimizeLessWhileStarting(version = process.versions.v8): () => void {
+  // Putting back a budget another V8 does not have would leave the app tuned wrong for good.
+  if (!version.startsWith(`${V8_OF_BUDGET}.`)) return () => {};
   v8.setFlagsFromString(`--interrupt-budget=${START_INTERRUPT_BUDGET}`);
   let started = false;
   return () => {
