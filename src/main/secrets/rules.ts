@@ -267,6 +267,54 @@ function passwordProse(text: string): RuleMatch[] {
   return found;
 }
 
+// A line of PostgreSQL's password file (`~/.pgpass`, PGPASSFILE): `host:port:database:user:password`,
+// each of the first four a name or `*` (`db.internal:5432:app:app_user:…`, `*:*:*:postgres:…`), alone
+// on its line but for indentation, a list marker or a code span's backticks. The host is `*`,
+// localhost, or a name with a dot (a time's `12:00:00:…` is none), the port digits or `*`. The
+// password runs to the line's end and is judged as a URL's (heuristics.ts) and, being no word of
+// prose, must look made (as before a host: 8 or more characters of three kinds, or 12 of two).
+const PGPASS_LINE =
+  /^[ \t]{0,8}(?:[-*+>][ \t]{1,4})?`?(?:\*|localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):(?:\*|\d{1,5}):(?:\*|[A-Za-z0-9_.$-]{1,63}):(\*|[A-Za-z0-9_.@$-]{1,63}):([^\s`]{1,200})`?[ \t]*$/gm;
+
+function pgpassLines(text: string): RuleMatch[] {
+  const found: RuleMatch[] = [];
+  for (const m of text.matchAll(PGPASS_LINE)) {
+    const password = m[2]!;
+    if (looksLikePlaceholderUrlPassword(password, m[1]) || looksLikeReference(password) || !looksMade(password, 8)) continue;
+    const start = m.index + m[0].lastIndexOf(`:${password}`) + 1;
+    found.push({ start, end: start + password.length });
+  }
+  return found;
+}
+
+// A login and its password written side by side in prose, with no operator a rule above sees:
+// - after a label, the user and the password with a slash between (`Grafana: admin / S3cr3tP4ss!`);
+//   prose writes `Status: done / In progress` and `Ratio: train / test`, so the user is a login's
+//   shape (lower-case letters, digits, `._-`, or an e-mail address) and the password must look made;
+// - a user's word and its name, then a password's word (pass, pw, pwd, password) and the password
+//   (`user: deploy pass: Xk9#mP2q`, `login admin, password hunter2-Prod!`): the pair vouches for
+//   the bare `pass`, which alone reads as prose (`tests pass: …`), and six characters of two kinds do.
+// A value ends at a `;` (a connection string's next key) and starts with no bracket (`<YourPassword>`).
+const LOGIN_SLASH_PASSWORD =
+  /(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9 ._-]{0,40}:[ \t]{1,4}([a-z0-9][a-z0-9._-]{0,63}(?:@[a-z0-9.-]{1,253})?)[ \t]{1,4}\/[ \t]{1,4}(["'`]?)([^\s"'`;<>(){}[\]=:][^\s"'`;]{5,99})\2/g;
+const LOGIN_THEN_PASSWORD =
+  /\b(?:user(?:[ _-]?name)?|login|uid)\b[ \t]{0,4}[:=]?[ \t]{0,4}(["'`]?)([A-Za-z0-9._@+-]{1,64})\1[ \t]{0,4}[,;/|]?[ \t]{0,4}(?:and[ \t]{1,4})?(?:password|passwd|pass|pwd|pw)\b[ \t]{0,4}[:=]?[ \t]{0,4}(["'`]?)([^\s"'`;<>(){}[\]=:][^\s"'`;]{5,99})\3/gi;
+
+function loginPairs(text: string): RuleMatch[] {
+  const found: RuleMatch[] = [];
+  const judge = (m: RegExpMatchArray, user: string, quote: string, raw: string, made: boolean) => {
+    const password = quote === '' ? raw.replace(SENTENCE_END, '') : raw;
+    if (looksLikePlaceholderUrlPassword(password, user) || looksLikeReference(password) || /^\d+$/.test(password)) return;
+    if (password.length < 6 || entropy(password) < 2.0 || charClasses(password) < 2) return;
+    if (made && (!looksMade(password, 8) || hashingTerm(password))) return;
+    const start = m.index! + m[0].length - raw.length - quote.length;
+    found.push({ start, end: start + password.length });
+  };
+  for (const m of text.matchAll(LOGIN_SLASH_PASSWORD)) judge(m, m[1]!, m[2]!, m[3]!, true);
+  for (const m of text.matchAll(LOGIN_THEN_PASSWORD)) judge(m, m[2]!, m[3]!, m[4]!, false);
+  return found;
+}
+
 // A PEM private key: a `BEGIN … PRIVATE KEY` header followed by a key body is a finding with or
 // without its END line (notes keep keys cut short), whatever the key type (the preset only
 // accepts bodies starting "MI" or the OpenSSH magic, which misses SEC1 EC keys "MHc…" and
@@ -314,7 +362,9 @@ function pemKeys(text: string): RuleMatch[] {
 
 // scheme://user:password@host — any scheme (postgres, mysql, mongodb+srv, redis, amqp, smtp, https…).
 // The password may hold < and > (`<q2!vR>t`); `<password>` is a template (heuristics.ts).
-const URL_CREDENTIALS = /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:@/?#'"<>]{0,100}):([^\s@/?#'"]{1,200})@[^\s/?#'"<>:]{1,253}/gi;
+// The user may be an e-mail address left unescaped (`smtp://alice@gmail.com:…@smtp.gmail.com`,
+// as mail settings are written): its `@` is the user's, the last one before the host ends the password.
+const URL_CREDENTIALS = /\b[a-z][a-z0-9+.-]{1,20}:\/\/((?:[^\s:@/?#'"<>]{1,64}@)?[^\s:@/?#'"<>]{0,100}):([^\s@/?#'"]{1,200})@[^\s/?#'"<>:]{1,253}/gi;
 function urlCredentials(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const m of text.matchAll(URL_CREDENTIALS)) {
@@ -349,10 +399,13 @@ function urlCredentials(text: string): RuleMatch[] {
 //   or the password is letters and digits interleaved as no
 //   mailbox is named (`x7kq9mzp2wlt`: five or more changes between letters and digits, 12 or more
 //   characters, no separator; `user123abc456` is a mailbox); then 8 or more characters with entropy ≥ 2.5 do.
+//   So does a host named for a server (`smtp.gmail.com`, `db.example.com`: no mailbox is there).
 //   An all-lower-case word password before a public mail domain with no port stays missed
-//   (`deploy:sunflowerfield@db.example.com` reads as a label and an address).
+//   (`deploy:sunflowerfield@example.com` reads as a label and an address; session 45);
+// - the user may be an e-mail address (`alice@gmail.com:…@smtp.gmail.com:587`, as mail settings are kept).
 // Sticky and tried only after a `:` that has a word before it (`hostCredentials`): linear.
-const HOST_CREDENTIALS = /([A-Za-z0-9][A-Za-z0-9._-]{0,63}):([^\s:@/?#'"`<>]{8,128})@([A-Za-z0-9][A-Za-z0-9.-]{0,252})(:[0-9]{1,5})?(?![A-Za-z0-9.@-])/y;
+const HOST_CREDENTIALS =
+  /((?:[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@)?[A-Za-z0-9][A-Za-z0-9._-]{0,63}):([^\s:@/?#'"`<>]{8,128})@([A-Za-z0-9][A-Za-z0-9.-]{0,252})(:[0-9]{1,5})?(?![A-Za-z0-9.@-])/y;
 const EMAIL_LABEL = /^(?:mailto|e-?mail|mail|contact|from|to|cc|bcc|reply-?to|sender|author|owner|by|tel|sip|xmpp|im|re|fwd?|via|ping|dm|cc'd)$/i;
 const EMAIL_LOCAL_PART = /^[a-z0-9._+-]+$/;
 const NAME_LOCAL_PART = /^[A-Za-z][a-z]*(?:[._-][A-Za-z][a-z]*)+[0-9]{0,4}$/;
@@ -364,10 +417,15 @@ const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)
 // public ranges): `1.3.0.1` after a package name (`pkg:left-pad-fork@1.3.0.1`) is a version.
 const ADDRESS_NOT_VERSION = /^(?:[1-9]\d|1\d\d|2[0-4]\d|25[0-5])\./;
 
+// A host named for the service it runs (`smtp.gmail.com`, `imap.example.org`, `db2.example.com`).
+const SERVER_HOST = /^(?:smtp|smtps|imap|imaps|pop|pop3|ftp|sftp|ssh|db|mysql|postgres|pg|redis|ldap|ldaps|vpn|bastion)\d{0,2}\./i;
+
 /** Whether `password@host` (then `after`) cannot be an e-mail address, so a mailbox-shaped password is still one. */
 function mailboxImpossible(password: string, host: string, port: string | undefined, after: string): boolean {
   if (port !== undefined || /^:[/~]/.test(after)) return true;
   if (IPV4.test(host) && ADDRESS_NOT_VERSION.test(host)) return true;
+  // A server's own name takes no mail: no mailbox is at `smtp.gmail.com` or `db.example.com`.
+  if (SERVER_HOST.test(host)) return true;
   // A person's name before a private domain is an address all the same: a company's own mail
   // lives under .corp or .local (`Maintainer:alice.smith@acme.corp`).
   if (NO_MAIL_TLD.test(host)) return !NAME_LOCAL_PART.test(password);
@@ -382,6 +440,12 @@ function hostCredentials(text: string): RuleMatch[] {
     // The user's first character: walk back over user characters (at most 64).
     let start = colon;
     while (start > 0 && colon - start < 64 && /[A-Za-z0-9._-]/.test(text[start - 1]!)) start--;
+    // A user that is an e-mail address (`alice@gmail.com:…@smtp.gmail.com:587`): its local part too.
+    if (start > 1 && start < colon && text[start - 1] === '@') {
+      let local = start - 1;
+      while (local > 0 && start - local < 65 && /[A-Za-z0-9._%+-]/.test(text[local - 1]!)) local--;
+      if (local < start - 1) start = local;
+    }
     if (start === colon || (start > 0 && /[A-Za-z0-9._%+/:@\\-]/.test(text[start - 1]!))) continue;
     HOST_CREDENTIALS.lastIndex = start;
     const m = HOST_CREDENTIALS.exec(text);
@@ -765,6 +829,23 @@ const RULE_SPECS: RuleSpec[] = [
     priority: 1,
     hint: /:[^\s:@]{8,128}@/,
     find: hostCredentials,
+  },
+  {
+    id: 'pgpass-line',
+    title: 'Password in a .pgpass line (host:port:database:user:password)',
+    severity: 'error',
+    priority: 1,
+    hint: /:(?:\d{1,5}|\*):/,
+    find: pgpassLines,
+  },
+  {
+    id: 'login-pair',
+    title: 'Login and password written together (user / password)',
+    severity: 'warning',
+    // Below the generic rule: a password it reports after the word (`login admin password …`) stays its.
+    priority: -1,
+    hint: /[ \t]\/[ \t]|user|login|uid/i,
+    find: loginPairs,
   },
   {
     id: 'command-line-credentials',

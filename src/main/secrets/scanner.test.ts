@@ -378,6 +378,20 @@ describe('scanText', () => {
       'deploy:Xk9mQ2zP@db.internal '.repeat(30_000),
       `"auth":"${Buffer.from('u:Xk9mQ2zP').toString('base64')}" `.repeat(30_000),
       `_auth=${Buffer.from('u:Xk9mQ2zP').toString('base64')} `.repeat(30_000),
+      // Session 45: .pgpass lines, login pairs, an e-mail address as a URL's or a host's user.
+      '*:'.repeat(100_000),
+      `${'a.'.repeat(50_000)}:1:a:b:Xk9mQ2zP!`,
+      'db.x:5432:a:b:Xk9mQ2zP!\n'.repeat(30_000),
+      `localhost:5432:a:b:${'x'.repeat(100_000)}`,
+      'Grafana: admin / Xk9mQ2zP! '.repeat(30_000),
+      'a: b / '.repeat(50_000),
+      `${'x'.repeat(100_000)}: a / `,
+      'user '.repeat(50_000),
+      'user: a pass: Xk9mQ2zP '.repeat(30_000),
+      `user: ${'a'.repeat(100_000)} pass `,
+      `smtp://${'a@'.repeat(50_000)}`,
+      `${'a@'.repeat(50_000)}:Xk9mQ2zP@h.io`,
+      'a@b.io:Xk9mQ2zP@smtp.x.io '.repeat(30_000),
     ];
     for (const text of hostile) {
       const start = performance.now();
@@ -622,6 +636,52 @@ describe('every view a reader could decode (issue 15)', () => {
       'npm:string-width@4.2.3',
       'pin pkg:left-pad-fork@1.3.0.1 for now',
       'Owner:platform.team@acme.io',
+    ]) {
+      expect(await scanText(text), text).toEqual([]);
+    }
+  });
+
+  // Session 45: misses named in session 44, each as a user meets it — the memory is held back (a finding) and the secret is what is masked.
+  it.each([
+    ['a .pgpass line', 'db.internal:5432:app:app_user:vohpon-Koxsy2-dafgeh', 'vohpon-Koxsy2-dafgeh'],
+    ['a .pgpass line of wildcards', '*:*:*:postgres:S3cr3tPass!', 'S3cr3tPass!'],
+    ['a .pgpass line in a list, in a code span', '- `10.0.0.7:6432:*:replicator:Qw7!rT2xLp`', 'Qw7!rT2xLp'],
+    ['a login and password after a service name, slash between', 'Grafana: admin / S3cr3tP4ss!', 'S3cr3tP4ss!'],
+    ['a login and password in prose, comma between', 'login admin, password hunter2-Prod!', 'hunter2-Prod!'],
+    ['a user and a pass, labelled', 'user: deploy pass: Xk9#mP2q', 'Xk9#mP2q'],
+    ['a URL whose user is an e-mail address, a word password', 'SMTP: smtp://alice@gmail.com:sunshine@smtp.gmail.com', 'sunshine'],
+    ['a connection string whose user is an e-mail address, a word password', 'relay alice@gmail.com:sunshine@smtp.gmail.com:587', 'sunshine'],
+    ['a word password before a mail server (no mailbox is at smtp.)', 'mail: admin:sunshine@smtp.gmail.com', 'sunshine'],
+  ] as const)('finds %s (session 45)', async (_name, text, secret) => {
+    const found = await scanText(text);
+    expect(found, text).toHaveLength(1);
+    expect(text.slice(...found[0]!.range), text).toBe(secret);
+  });
+
+  it('leaves alone what only looks like a .pgpass line, a login pair or an address (session 45)', async () => {
+    for (const text of [
+      'alice@gmail.com',
+      'Contact: alice@gmail.com, bob@gmail.com',
+      'Owner:alice.smith@gmail.com',
+      'localhost:5432:mydb:myuser:mypassword',
+      '*:*:*:postgres:changeme',
+      '12:00:00:build:passed-all-tests',
+      '2026-12-07 10:30:45:INFO:Started-Worker',
+      'fe80::1:2:3:4',
+      'Status: done / In progress',
+      'Ratio: train / test',
+      'Pages: 3 / 10',
+      'Options: yes / no / Maybe',
+      'Owners: alice / bob',
+      'Read: docs / ARCHITECTURE.md',
+      'user: deploy pass: $DEPLOY_PASS',
+      'user: admin, password: <your-password>',
+      'user: ci pass: changeme',
+      'the user story passes: LoginFlow2 done',
+      'ssh://git@github.com:22/org/repo.git',
+      // A connection string's pair of keys, the password a placeholder (fixtures: N3rdage__the-library).
+      'Host=localhost;Port=5432;Database=booktracker;Username=postgres;Password=yourpassword',
+      'Username=psqladmin;Password=<YourPassword>;SSL Mode=Require;',
     ]) {
       expect(await scanText(text), text).toEqual([]);
     }
