@@ -19,7 +19,7 @@ export const findingSchema = z.object({
   rule: z.string(),
   /** What was found, for people. */
   title: z.string(),
-  /** The secret with all but a few leading characters masked. */
+  /** The secret masked: a star a character (past 32, the count), or a token format's public prefix and stars (`ghp_************`); none of the secret. */
   match: z.string(),
   /** `error`: a provider's exact format; `warning`: a heuristic (generic assignment, bearer). */
   severity: z.enum(['error', 'warning']),

@@ -22,12 +22,13 @@ indentation stripped per line; JSON strings unescaped; URL-decoded (also nested)
 references decoded (ghp&#95;...); full-width and other look-alike letters read as ASCII (NFKC);
 invisible characters removed; comment markers removed; a token, a URL's password or a Slack
 webhook wrapped onto the next line joined; base64 that decodes to text (a .env piped through
-base64, a file name or link target like notes/Z2hw....md) decoded, a finding there shown by its
-base64 — and every file's path below <path>, so a token in a file or folder name is found too.
+base64, a file name or link target like notes/Z2hw....md) decoded, a finding there masked as its
+base64's length — and every file's path below <path>, so a token in a file or folder name is found too.
 user:password@host with no scheme is found when the host has a dot or a port and the password
 looks made (an e-mail address or a:b@c prose is not).
-The secret itself is never printed: matches are masked (a few leading characters, then *), and a
-file whose name holds a secret is shown with that part of its path masked the same way.
+The secret itself is never printed, nor any character of it: a match is a * for each character
+(past 32, the count), or a token format's public prefix and * (ghp_************); a file whose
+name holds a secret is shown with that part of its path masked the same way.
 Symbolic links are not followed; folders starting with a dot (.git) are not entered.
 A finding in a file's text can be silenced in the file with <!-- secretlint-disable-line -->.
 JSON: {"findings": [{"file", "where": "content"|"name", "line", "column", "rule", "title", "match",

@@ -414,7 +414,7 @@ interface HistorySecrets {
  * commit it was read at: a listing with no new commit reads no history again (the Agents view
  * lists on every look). Held for the process (the scanner's rules are the code's, so they cannot
  * change under it); a new commit reads it again. It holds no secret's text: each secret (and a file
- * name that holds one) is kept as its trace — keyed fingerprint, length, the head its mask shows.
+ * name that holds one) is kept as its trace — keyed fingerprint, length, and its first characters (fingerprint.ts `traceOf`; in this process's memory only, never shown).
  */
 const addedByFolder = new Map<string, { head: string; added: Promise<AddedSecrets[]> }>();
 

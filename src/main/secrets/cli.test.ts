@@ -42,7 +42,7 @@ describe('memdir secrets scan', () => {
         where: 'content',
         line: 5,
         rule: 'memdir/stripe-key',
-        match: 'sk_l************',
+        match: 'sk_live_************',
         severity: 'error',
       }),
     ]);
@@ -53,7 +53,7 @@ describe('memdir secrets scan', () => {
   it('scans a single file and says so in text', async () => {
     const { code, out } = await scan('memory/team/billing.md', false);
     expect(code).toBe(1);
-    expect(out).toContain('memory/team/billing.md:5:9  error  Stripe secret or restricted key  sk_l************  (memdir/stripe-key)');
+    expect(out).toContain('memory/team/billing.md:5:9  error  Stripe secret or restricted key  sk_live_************  (memdir/stripe-key)');
     expect(out).not.toContain(KEY);
   });
 
@@ -82,7 +82,10 @@ describe('memdir secrets scan', () => {
         .map((l) => `> ${l}`)
         .join('\n')}\n`,
     );
-    const secrets = [KEY, ghp, akia, ec.split('\n')[1]!.slice(0, 40)];
+    // Session 45: a password shows none of its characters (its mask showed the first two to four).
+    const password = 'Tr0ub4dor&3x';
+    await fs.writeFile(path.join(memory, 'team', 'db.md'), `Staging DB\n\nthe staging admin password is: ${password}\n`);
+    const secrets = [KEY, ghp, akia, ec.split('\n')[1]!.slice(0, 40), ...Array.from({ length: password.length - 3 }, (_, i) => password.slice(i, i + 4))];
     const memdir = async (...args: string[]) => {
       try {
         const { stdout, stderr } = await promisify(execFile)(
@@ -100,9 +103,12 @@ describe('memdir secrets scan', () => {
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout) as { findings: { file: string; where: string; line: number | null; rule: string; match: string }[] };
     const byRule = report.findings.map((f) => ({ where: f.where, line: f.line, rule: f.rule, file: f.file }));
+    // Each mask is a token's public prefix and stars, or stars (and the length past 32): nothing of a secret.
+    for (const f of report.findings) expect(f.match.replace(/^(?:sk_live_|ghp_|AKIA)/, ''), f.rule).toMatch(/^\*+(?:…\(\d+\))?$/);
     expect(byRule).toEqual(
       expect.arrayContaining([
         { where: 'content', line: 5, rule: 'memdir/stripe-key', file: 'memory/team/billing.md' },
+        { where: 'content', line: 3, rule: 'memdir/generic-assignment', file: 'memory/team/db.md' },
         { where: 'name', line: null, rule: 'github/GITHUB_TOKEN', file: expect.stringMatching(/^memory\/reference_ghp_\*+\.md$/) },
         { where: 'name', line: null, rule: 'aws/AWSAccessKeyID', file: expect.stringMatching(/^memory\/AKIA\*+\/notes\.md$/) },
         { where: 'content', line: 3, rule: 'memdir/private-key', file: expect.stringMatching(/^memory\/AKIA\*+\/notes\.md$/) },

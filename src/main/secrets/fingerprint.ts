@@ -115,7 +115,8 @@ export function fingerprintIn(recorded: Iterable<string>, fingerprint: string): 
 
 /**
  * What recognises a secret again in a text without keeping it: its fingerprint, its length, and
- * the leading characters its mask shows anyway (to look only where it could start).
+ * its first one to four characters (to look only where it could start) — held in this process's
+ * memory only and never shown: a finding's mask shows none of them (heuristics.ts `maskSecret`).
  */
 export interface SecretTrace {
   fingerprint: string;
@@ -136,7 +137,7 @@ export function traceOf(secret: string): SecretTrace {
 
 /**
  * Whether `text` holds the secret `trace` was made of: a stretch of its length, starting as it
- * does, with its fingerprint — looked for only where its head occurs. Every secret's mask shows a
+ * does, with its fingerprint — looked for only where its head occurs. Every non-empty secret has a
  * head (`shownHead`); a trace without one is of nothing, held by no text (it matched the empty
  * stretch at once, and would otherwise cost a fingerprint at every offset).
  */

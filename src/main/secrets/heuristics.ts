@@ -224,14 +224,29 @@ export function looksLikeReference(value: string): boolean {
   );
 }
 
-/** The leading characters of a secret its mask shows: all that a masked secret tells of it. */
+/**
+ * The leading characters of a secret a trace looks for it by (fingerprint.ts `traceOf`): kept only in
+ * this process's memory, never printed — a finding's mask shows none of them ({@link maskSecret}).
+ */
 export function shownHead(secret: string): string {
   const chars = [...secret];
   return chars.slice(0, chars.length >= 16 ? 4 : chars.length >= 8 ? 2 : 1).join('');
 }
 
-/** Keep a few leading characters, mask the rest: enough to recognise, not to use. */
-export function maskSecret(secret: string): string {
-  const head = shownHead(secret);
-  return `${head}${'*'.repeat(Math.min(12, Math.max(4, [...secret].length - [...head].length)))}`;
+// Past this many characters a mask says the length in digits rather than a star for each.
+const MASK_STARS = 32;
+
+/**
+ * The one way a secret is shown (a finding's `match`): nothing of it but its length, one star a
+ * character (`************`: a 12-character password), and past 32 the count (`****…(40)`); a token
+ * whose format starts with a public prefix (`prefix`: its rule's, rules.ts) keeps that prefix and
+ * twelve stars (`ghp_************`, `sk-ant-************`), the prefix being no part of the secret.
+ * Its kind is the finding's title. (Session 45: two to four leading characters were shown, a third of
+ * a short password.)
+ */
+export function maskSecret(secret: string, prefix?: RegExp): string {
+  const shown = prefix ? (new RegExp(`^(?:${prefix.source})`).exec(secret)?.[0] ?? '') : '';
+  if (shown !== '') return `${shown}${'*'.repeat(12)}`;
+  const length = [...secret].length;
+  return length <= MASK_STARS ? '*'.repeat(length) : `${'*'.repeat(MASK_STARS)}…(${length})`;
 }

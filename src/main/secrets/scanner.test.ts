@@ -267,9 +267,30 @@ describe('scanText', () => {
     const [finding] = await scanText(text, { file: 'team/ci.md' });
     expect(finding).toMatchObject({ file: 'team/ci.md', line: 5, column: 15, rule: 'memdir/anthropic-key', severity: 'error' });
     expect(text.slice(...finding!.range)).toBe(key);
-    expect(finding!.match).toBe(`${key.slice(0, 4)}${'*'.repeat(12)}`);
+    expect(finding!.match).toBe(`sk-ant-${'*'.repeat(12)}`);
     expect(finding!.fingerprint).toMatch(/^[0-9a-f]{16}$/);
     expect(JSON.stringify(finding)).not.toContain(key.slice(8, 40));
+  });
+
+  // Session 45: a mask showed the first 2 to 4 characters of every secret — a third of a 12-character
+  // password. A password-like value shows none (only its length; the title says its kind); a token
+  // shows only its format's public prefix.
+  it('masks a password with none of its characters and a token down to its public prefix (session 45)', async () => {
+    for (const [text, secret, mask] of [
+      ['db_password: Tr0ub4dor&3x', 'Tr0ub4dor&3x', '************'],
+      ['rsync -a deploy:S3cr3tP4ss@db.internal:/backups', 'S3cr3tP4ss', '**********'],
+      ['Grafana: admin / S3cr3tP4ss!', 'S3cr3tP4ss!', '***********'],
+      [`aws_secret_access_key = "${r(`${ALNUM}+/`, 40)}"`, r(`${ALNUM}+/`, 40), `${'*'.repeat(32)}…(40)`],
+      [`stripe: sk_live_${r(ALNUM, 24)}`, `sk_live_${r(ALNUM, 24)}`, `sk_live_${'*'.repeat(12)}`],
+      [`gh: ghp_${r(ALNUM, 36)}`, `ghp_${r(ALNUM, 36)}`, `ghp_${'*'.repeat(12)}`],
+      [`id AKIA${r('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16)}`, `AKIA${r('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16)}`, `AKIA${'*'.repeat(12)}`],
+      [`key: sk-ant-api03-${r(B64URL, 93)}AA`, `sk-ant-api03-${r(B64URL, 93)}AA`, `sk-ant-${'*'.repeat(12)}`],
+    ] as const) {
+      const found = await scanText(text);
+      expect(found, text).toHaveLength(1);
+      expect(text.slice(...found[0]!.range), text).toBe(secret);
+      expect(found[0]!.match, text).toBe(mask);
+    }
   });
 
   it('points at the secret itself where the preset reports the whole line or URL', async () => {
@@ -585,7 +606,7 @@ describe('every view a reader could decode (issue 15)', () => {
       expect(await scanText(text), text).toEqual([]);
     }
     const [f] = await scanText('rsync -a deploy:S3cr3tP4ss@db.internal:/backups');
-    expect(f).toMatchObject({ rule: 'memdir/host-credentials', match: `S3${'*'.repeat(8)}` });
+    expect(f).toMatchObject({ rule: 'memdir/host-credentials', match: '*'.repeat(10) });
   });
 
   it('reports an unquoted password ending in ! whole, the ! included (review 2 #7)', async () => {
@@ -687,12 +708,12 @@ describe('every view a reader could decode (issue 15)', () => {
     }
   });
 
-  it('names a secret found in base64 by a masked excerpt of the base64 as written', async () => {
+  it('names a secret found in base64 by the length of the base64 as written, none of it shown', async () => {
     const blob = Buffer.from(`NODE_ENV=production\nGITHUB_TOKEN=${ghp}\n`).toString('base64');
     const [f] = await scanText(`Pasted: ${blob}\n`);
     expect(f).toMatchObject({ rule: 'github/GITHUB_TOKEN', line: 1 });
     expect(blob).toContain(`Pasted: ${blob}`.slice(...f!.range));
-    expect(f!.match).toBe(`${`Pasted: ${blob}`.slice(f!.range[0], f!.range[0] + 4)}${'*'.repeat(12)}`);
+    expect(f!.match).toBe(`${'*'.repeat(32)}…(${f!.range[1] - f!.range[0]})`);
     expect(f!.match.startsWith('ghp_')).toBe(false);
   });
 

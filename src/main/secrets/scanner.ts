@@ -69,6 +69,8 @@ const BY_ID = new Map(SECRET_RULES.map((r) => [r.id, r]));
 
 /** Titles for the preset's findings, by family (rules.ts PRESET_FORMATS). */
 const PRESET_TITLES: Record<string, string> = Object.fromEntries(PRESET_FORMATS.map((f) => [f.family, f.title]));
+/** The public prefix of each preset family's tokens, where it has one (its mask keeps it). */
+const PRESET_PREFIXES = new Map(PRESET_FORMATS.flatMap((f) => (f.prefix ? [[f.family, f.prefix] as const] : [])));
 
 interface RuleContext {
   createTranslator: (messages: unknown) => (id: string) => unknown;
@@ -193,6 +195,8 @@ interface Hit {
   severity: Finding['severity'];
   priority: number;
   secret: string;
+  /** What every token of the hit's format starts with, public (its mask keeps it; rules.ts `prefix`). */
+  prefix?: RegExp;
   /** No fingerprint: never allowed (the count of a rule's hits ran over). */
   unallowable?: true;
 }
@@ -231,6 +235,7 @@ async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
     const range = [message.range[0] + bom, message.range[1] + bom] as const;
     const located = ours ? { range: [range[0], range[1]] as [number, number], inUrl: false } : locate(text, range, message.data);
     const secret = text.slice(located.range[0], located.range[1]);
+    const prefix = ours ? rule?.prefix : PRESET_PREFIXES.get(source);
     // The preset's formats match `ghp_xxxx…` and `<password>` as well as real keys, and its
     // URL rules take `someuser:somepassword@` for a credential: a URL's password is judged as
     // Memdir's own URL rule judges it (heuristics.ts), every other preset match by its mask.
@@ -242,6 +247,7 @@ async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
       severity: rule?.severity ?? 'error',
       priority: rule?.priority ?? 2,
       secret,
+      ...(prefix ? { prefix } : {}),
     });
   }
   return hits;
@@ -280,7 +286,7 @@ function candidate(file: string, hit: Hit, original: string, where: Finding['whe
     ...at,
     rule: hit.rule,
     title: hit.title,
-    match: maskSecret(hit.secret),
+    match: maskSecret(hit.secret, hit.prefix),
     severity: hit.severity,
     range: hit.range,
     // Of the secret as it stands in the original, so `redactFinding` can check it is still there.

@@ -120,6 +120,11 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: 'reference_nightly.md', content: 'Nightly dump: pg_dump deploy:qzvbnmxkwplt@db.internal:5432/app\n', secret: 'qzvbnmxkwplt' },
   { key: 'reference_sentence.md', content: 'The nightly dump logs in as deploy:Hq4vZ8wNc2Lt@db.internal.\n', secret: 'Hq4vZ8wNc2Lt' },
   { key: 'reference_smtp.md', content: 'Mail relay:\n\nSMTP_HOST=smtp.internal\nSMTP_PASS=Vq7rT2mXk9Lp!\n', secret: 'Vq7rT2mXk9Lp!' },
+  // Session 45: a .pgpass line, a login and password side by side, a word password whose URL user is an e-mail address.
+  { key: 'reference_pgpass.md', content: 'Our ~/.pgpass:\n\n    db.internal:5432:app:app_user:vohpon-Koxsy2-dafgeh\n', secret: 'vohpon-Koxsy2-dafgeh' },
+  { key: 'reference_grafana.md', content: 'Grafana: admin / S3cr3tP4ss!\n', secret: 'S3cr3tP4ss!' },
+  { key: 'reference_deploy_login.md', content: 'Deploy box — user: deploy pass: Xk9#mP2q\n', secret: 'Xk9#mP2q' },
+  { key: 'reference_mail.md', content: 'Mail: smtp://alice@gmail.com:sunshine@smtp.gmail.com\n', secret: 'sunshine' },
   { key: 'reference_netrc.md', content: 'Our ~/.netrc line: machine api.internal login ci password Rt5mW9xKq2Zb\n', secret: 'Rt5mW9xKq2Zb' },
   { key: 'reference_curl.md', content: 'Health check: curl -u admin:Pn8sD3fGj6Vy https://api.internal/health\n', secret: 'Pn8sD3fGj6Vy' },
   { key: 'reference_label.md', content: 'Staging env — Set: DB_PASSWORD=Jd6tR1wQx8Mv\n', secret: 'Jd6tR1wQx8Mv' },
@@ -139,8 +144,15 @@ const HELD_FOR_OTHER_REASONS = {
   target: `ghp_${rand(ALNUM, 36)}`,
 };
 
-/** A file as its sync report and alert name it: a secret in its name masked as the scanner masks it (the first 4 characters kept). */
-const shown = (leak: { key: string; secret: string }): string => leak.key.replace(leak.secret, `${leak.secret.slice(0, 4)}${'*'.repeat(12)}`);
+/** How a secret is masked: a token's public prefix (`ghp_`, `AKIA`) and twelve stars, anything else a star a character (32 at most, then the count). */
+const masked = (secret: string): string =>
+  /^(?:ghp_|AKIA)/.test(secret)
+    ? `${secret.slice(0, 4)}${'*'.repeat(12)}`
+    : secret.length <= 32
+      ? '*'.repeat(secret.length)
+      : `${'*'.repeat(32)}…(${secret.length})`;
+/** A file as its sync report and alert name it: a secret in its name masked as the scanner masks it. */
+const shown = (leak: { key: string; secret: string }): string => leak.key.replace(leak.secret, masked(leak.secret));
 const IN_NAMES = LEAKS.filter((l) => l.key.includes(l.secret));
 
 let root: string;
