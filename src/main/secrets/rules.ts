@@ -219,18 +219,22 @@ const CAMEL_CASE_NAME = /^(?:[A-Z][a-z]+){2,}[A-Za-z0-9]*$/;
 const PROSE_AFTER = /^[ \t]+[a-z]{2,}\b/;
 // An environment variable's name (`DB_PASS`, `SMTP_PW`): a password's, in prose too (`set DB_PASS=… for prod`).
 const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
+// A word or CamelCase words and a year (`Summer2024`, `SummerTime2024`): the commonest human password
+// and no pass's name (session 45: the real memories hold no such value under any name).
+const WORDS_AND_YEAR = /^[A-Za-z]+(?:19|20)\d\d$/;
 
 /**
  * Whether an unquoted value under a name that only ends in pass or pw is a pass's rather than a
  * password: it reads as named (see madeNotNamed) and is a version, or — under a name that is no
  * environment variable's (`shadowPass`, `second-pass`) — a CamelCase name or a word that prose goes on after. A bare word and digits (`Summer2024`, `Welcome1`, `qwerty123`) is the
- * commonest human password, so it is one unless prose follows; a quoted value is never judged here.
+ * commonest human password, so it is one unless prose follows — and a word or CamelCase words and a
+ * year (`SummerTime2024`) always is; a quoted value is never judged here.
  */
 function aPassNotAPassword(name: string, value: string, after: string): boolean {
   if (madeNotNamed(value)) return false;
   if (VERSION.test(value)) return true;
   // Under an environment variable's name only a version is a pass's (`BUILD_PASS: ubuntu-22.04`).
-  if (ENV_NAME.test(name)) return false;
+  if (ENV_NAME.test(name) || WORDS_AND_YEAR.test(value)) return false;
   return CAMEL_CASE_NAME.test(value) || PROSE_AFTER.test(after);
 }
 

@@ -133,7 +133,10 @@ const CLEAN: [string, string][] = [
     'note naming hashing schemes after the word password',
     'The password PBKDF2-SHA256 hashing uses 600k rounds.\nWe keep the password Argon2id-hashed in UserStore.ts.',
   ],
-  ['build, refactor and render pass under a name ending in pass', 'BUILD_PASS: ubuntu-22.04\nsecond-pass: Refactor2 done\nshadowPass: ShadowMap2D'],
+  [
+    'build, refactor and render pass under a name ending in pass',
+    'BUILD_PASS: ubuntu-22.04\nsecond-pass: Refactor2 done\nshadowPass: ShadowMap2D\nbloomPass: BloomPass2\nrenderPass: MainPass\nfirst-pass: Draft3 done',
+  ],
   ['address after a label, on an internal mail domain or with digits', 'Maintainer:alice.smith@acme.corp\nSupport:user123abc456@gmail.com'],
 ];
 
@@ -170,6 +173,10 @@ const REAL_UNDER_A_PASS_NAME: [string, string][] = [
   // An environment variable's name is a password's: no prose after, nor a CamelCase word, makes its value a pass's.
   ['word and year under DB_PASS, prose after', 'set DB_PASS=Summer2024 for prod'],
   ['CamelCase word and year under DB_PASS', 'DB_PASS=SummerTime2024'],
+  // Session 45: a word (or CamelCase words) and a year is the commonest human password and no pass's
+  // name — the real memories hold none under any name — so under a code name too, prose after or not.
+  ['CamelCase word and year under shadowPass', 'shadowPass: SummerTime2024'],
+  ['word and year under dbPass, prose after', 'dbPass: Summer2024 for staging'],
 ];
 // A real password may hold <, > or dots: only real template shapes make a value a stand-in
 // (`<your-token>`, `${VAR}`, `{{x}}`, `...` alone or joining two plain parts, `sk-ant-...`).
