@@ -413,6 +413,8 @@ describe('scanText', () => {
       `localhost:5432:a:b:${'x'.repeat(100_000)}`,
       'Grafana: admin / Xk9mQ2zP! '.repeat(30_000),
       'a: b / '.repeat(50_000),
+      `${'a'.repeat(100_000)} / Xk9mQ2zP!`,
+      `x: ${'a.'.repeat(50_000)} / Xk9mQ2zP!`,
       `${'x'.repeat(100_000)}: a / `,
       'user '.repeat(50_000),
       'user: a pass: Xk9mQ2zP '.repeat(30_000),
