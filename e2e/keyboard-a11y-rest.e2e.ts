@@ -119,6 +119,9 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
     await tabTo(page, 'Allow…');
     await page.keyboard.press('Enter');
     await expect.poll(() => focused(page)).toBe('Why it is safe to share');
+    // The form is read by what was found and where, not by the masked secret's stars.
+    const form = await page.getByRole('form', { name: /^Allow / }).getAttribute('aria-label');
+    expect(form).toMatch(/^Allow [A-Za-z].*, line \d+$/);
     await page.keyboard.press('Escape');
     await page.getByRole('form', { name: /^Allow / }).waitFor({ state: 'detached' });
     expect(await focused(page)).toBe('Allow…');

@@ -35,7 +35,7 @@ function AllowForm({
       ref={ref}
       onKeyDown={onKeyDown}
       className="inline-form"
-      aria-label={`Allow ${finding.match}`}
+      aria-label={`Allow ${finding.title}, line ${finding.line}`}
       onSubmit={(e) => {
         e.preventDefault();
         void useAlerts
