@@ -8,9 +8,12 @@
  * still are: turning TurboFan off instead made a start without a cache half again slower); V8's
  * own budget is back once the app has started.
  *
- * `v8.setFlagsFromString` after start is what Node documents as allowed but unsupported: V8
- * reads this flag each time it sets a function's budget, so a change applies from then on. Under a
- * V8 other than the one the budget was read from, nothing is changed.
+ * Node's documentation of `v8.setFlagsFromString` warns that changing settings after the VM has
+ * started "may result in unpredictable behavior, including crashes and data loss; or it may simply
+ * do nothing". This flag is an integer V8 reads each time it sets a function's budget (so a change
+ * only moves when functions are optimized), V8 11.3 does not freeze its flags after start, and it is
+ * changed only under that V8 (Node 20): under another, nothing is changed. A flag change alters V8's
+ * flag hash, which makes V8 refuse code caches made under the other value: Memdir keeps none.
  */
 import v8 from 'node:v8';
 
@@ -23,18 +26,22 @@ export const V8_INTERRUPT_BUDGET = 67_584;
 /** The V8 (major.minor) that budget is read from: under another V8 (another Node) the start is left to V8 alone. */
 export const V8_OF_BUDGET = '11.3';
 
-/** The budget while the host starts: ten times V8's own. */
-export const START_INTERRUPT_BUDGET = 10 * V8_INTERRUPT_BUDGET;
+/** The flags that raise the budget for the start and put V8's own back, or null under a V8 whose own budget is not known. */
+export function budgetFlags(version: string): { start: string; started: string } | null {
+  // Putting back a budget another V8 does not have would leave the app tuned wrong for good.
+  if (!version.startsWith(`${V8_OF_BUDGET}.`)) return null;
+  return { start: `--interrupt-budget=${10 * V8_INTERRUPT_BUDGET}`, started: `--interrupt-budget=${V8_INTERRUPT_BUDGET}` };
+}
 
 /** Raises V8's interrupt budget for the start; the function it returns puts V8's own back (once). */
 export function optimizeLessWhileStarting(version = process.versions.v8): () => void {
-  // Putting back a budget another V8 does not have would leave the app tuned wrong for good.
-  if (!version.startsWith(`${V8_OF_BUDGET}.`)) return () => {};
-  v8.setFlagsFromString(`--interrupt-budget=${START_INTERRUPT_BUDGET}`);
+  const flags = budgetFlags(version);
+  if (!flags) return () => {};
+  v8.setFlagsFromString(flags.start);
   let started = false;
   return () => {
     if (started) return;
     started = true;
-    v8.setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
+    v8.setFlagsFromString(flags.started);
   };
 }

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { builtPath } from '../../core/app-root.js';
+import { optimizeLessWhileStarting } from '../../core/start-tiering.js';
 import type { AppContext } from '../../app/index.js';
 import { startHost } from './host-server.js';
 
@@ -20,6 +21,8 @@ export async function serve(
   const { values } = parseArgs({ args: argv, options: { home: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' } }, strict: true });
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not "${values.port}"`);
+  // The start's run-once code is not worth optimizing (start-tiering.ts); put back below, however the start ends.
+  const started = optimizeLessWhileStarting();
   // Listening first, with nothing of the app loaded yet: the browser loads the page and its
   // scripts while the app's code loads and the app opens (reads the scan cache, starts its watcher
   // and first scan), and the API answers once it is open (issue 16, bench start). The app and the
@@ -29,7 +32,12 @@ export async function serve(
   const api = import('../../api/index.js');
   // A failure is heard through the dispatcher (an answer in words) and by whoever awaits `opening`.
   api.catch(() => undefined);
-  const host = await startHost({ dispatcher: opening.then(async (ctx) => (await api).createAppDispatcher(ctx)), staticDir: RENDERER_DIR, port });
+  const host = await startHost({ dispatcher: opening.then(async (ctx) => (await api).createAppDispatcher(ctx)), staticDir: RENDERER_DIR, port }).catch(
+    (error: unknown) => {
+      started();
+      throw error;
+    },
+  );
   log(`Memdir is running at ${host.url}`);
   open(
     import('../../app/index.js').then(({ AppContext }) =>
@@ -46,6 +54,7 @@ export async function serve(
   try {
     ctx = await opening;
   } catch (error) {
+    started();
     await host.close();
     throw error;
   }
@@ -57,6 +66,9 @@ export async function serve(
     await host.close();
     await ctx.close().catch(() => undefined);
     throw error;
+  } finally {
+    // The first list is answered and the services have started (or failed): V8's own budget from here on.
+    started();
   }
   // A newcomer may start Memdir before Claude Code's first session: say that is fine (the watcher waits for the home).
   log(

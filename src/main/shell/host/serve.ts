@@ -3,10 +3,6 @@
  * a process of its own. An entry only: importing it starts a host.
  */
 import { mapStackTracesLazily } from '../../core/lazy-source-maps.js';
-import { optimizeLessWhileStarting } from '../../core/start-tiering.js';
-
-// First of all: the start's run-once code is not worth optimizing (start-tiering.ts).
-const started = optimizeLessWhileStarting();
 
 // Before the app's code loads, so stack traces name the files under src/ (the build bundles it);
 // each map is read when a stack first needs it, not as its module loads (issue 16, bench start).
@@ -15,8 +11,6 @@ const { serve } = await import('./serve-app.js');
 
 try {
   const running = await serve(process.argv.slice(2));
-  // The dashboard's first list is answered and the services have started: V8's own budget from here on.
-  started();
   const stop = () => void running.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
