@@ -146,6 +146,52 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
     expect(errors).toEqual([]);
   });
 
+  it('a conflict resolved by "Take mine" or a merge says so with an Undo that puts the other machine\'s version back and opens the conflict again', async () => {
+    const [a, b] = pages as [Page, Page];
+    const file = path.join(memory('b'), 'user_me.md');
+    const head = '---\nname: Me\ndescription: Who I am\ntype: user\n---\n\nI prefer small pull requests.\n';
+    // The first machine's edit goes up first; the second machine's edit of the same line becomes a conflict there.
+    await fs.writeFile(path.join(memory('a'), 'user_me.md'), `${head}Green tea.\n`);
+    await a.getByRole('region', { name: 'Personal sync' }).getByRole('button', { name: 'Sync now' }).click();
+    await a
+      .getByRole('status')
+      .filter({ hasText: /^Synced:/ })
+      .first()
+      .waitFor({ timeout: 20_000 });
+    await fs.writeFile(file, `${head}Coffee.\n`);
+    await fs.chmod(file, 0o600);
+    await b.goto(`${hosts[1]!.url}#/p/${encodeURIComponent(dirs.b)}/team`);
+    const panel = b.getByRole('region', { name: 'Personal sync' });
+    await panel.getByRole('button', { name: 'Sync now' }).click();
+    const conflicts = panel.getByRole('table', { name: 'Personal sync conflicts' });
+    await conflicts.locator('tr[data-key="user_me.md"]').waitFor({ timeout: 20_000 });
+    const pulled = await fs.readFile(file, 'utf8');
+    const pulledMode = (await fs.stat(file)).mode & 0o777;
+    expect(pulled).toContain('Green tea.');
+    const notices = b.getByRole('region', { name: 'Notifications' });
+
+    for (const [take, button] of [
+      ['mine', 'Take mine'],
+      ['merge', 'Save merge'],
+    ] as const) {
+      await conflicts.locator('tr[data-key="user_me.md"]').getByRole('button', { name: 'Resolve…' }).click();
+      await panel.getByRole('region', { name: 'Resolve user_me.md' }).getByRole('button', { name: button }).click();
+      const toast = notices.getByRole('status').filter({ hasText: 'Saved user_me.md.' });
+      await toast.waitFor({ timeout: 20_000 });
+      await expect.poll(() => conflicts.count(), { timeout: 20_000 }).toBe(0);
+      expect(await fs.readFile(file, 'utf8'), take).toContain('Coffee.');
+      // Its Undo, as team sync's: the file as the pull left it, its mode too, and the conflict open again to choose again.
+      await toast.getByRole('button', { name: 'Undo' }).click();
+      await notices.getByRole('status').filter({ hasText: 'The personal sync conflict on user_me.md is open again' }).waitFor({ timeout: 20_000 });
+      expect(await fs.readFile(file, 'utf8'), take).toBe(pulled);
+      expect((await fs.stat(file)).mode & 0o777, take).toBe(pulledMode);
+      await conflicts.locator('tr[data-key="user_me.md"]').waitFor({ timeout: 20_000 });
+      while ((await notices.getByRole('button', { name: 'Dismiss' }).count()) > 0) await notices.getByRole('button', { name: 'Dismiss' }).first().click();
+    }
+    await b.screenshot({ path: artifact('23-personal-resolution-undone.png'), fullPage: true });
+    expect(errors).toEqual([]);
+  });
+
   it('a memory folder Claude Code syncs itself as the user\'s store shows as such in words, not as "."', async () => {
     const b = pages[1]!;
     await fs.writeFile(path.join(memory('b'), '.memory-sync'), '{"v":1,"partition":"/u"}');

@@ -13,7 +13,6 @@ import { coalescedReads } from './coalesced-read.js';
 import { messageOf, overruledByOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
-import { offerUndo } from './undo.js';
 
 /** Why the connect form cannot be sent yet, or null when it can. */
 export function connectProblem(
@@ -74,18 +73,14 @@ const PERSONAL_SIDE: SyncSide<PersonalProjectStatus> = {
   sync: (dir) => call('personal.sync', { dir }),
   conflict: (dir, id) => call('personal.conflict', { dir, id }),
   resolve: (dir, input) => call('personal.resolve', { dir, ...input }),
-  resolved(dir, detail, take, { rev, report }) {
-    // Keeping the other machine's is one history entry: its Undo puts this machine's version back (the conflict open again).
+  resolved(detail, take, { rev, report }) {
     if (take === 'server')
-      return offerUndo(dir, rev, `Kept your other machine's version of ${detail.conflict.key}.${rev ? ' Your version is in History: Undo puts it back.' : ''}`);
-    useToasts
-      .getState()
-      .show(
-        report?.error ? 'error' : 'info',
-        report?.error
-          ? `Saved, but the push failed: ${report.error.message}`
-          : (resolvedInClaudeCodeStore(detail.conflict.key, report?.waiting ?? []) ?? `Saved ${detail.conflict.key}.`),
-      );
+      return {
+        text: `Kept your other machine's version of ${detail.conflict.key}.${rev ? ' Your version is in History: Undo puts it back.' : ''}`,
+        failed: false,
+      };
+    if (report?.error) return { text: `Saved, but the push failed: ${report.error.message}`, failed: true };
+    return { text: resolvedInClaudeCodeStore(detail.conflict.key, report?.waiting ?? []) ?? `Saved ${detail.conflict.key}.`, failed: false };
   },
   reopenRefused: false,
 };

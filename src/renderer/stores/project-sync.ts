@@ -8,6 +8,7 @@ import type { ConflictDetail, ConflictResolution, SyncReport } from '../../share
 import { coalescedReads } from './coalesced-read.js';
 import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 /** One resolution's answer, the same for team and personal sync. */
 export interface ResolveAnswer {
@@ -24,8 +25,8 @@ export interface SyncSide<S> {
     dir: string,
     input: { id: string; take: ConflictResolution; text?: string; theirsSha: string | null; allowSecrets?: string[] },
   ) => Promise<ResolveAnswer>;
-  /** Tell what a resolution did (a toast, with its Undo where there is one). */
-  resolved: (dir: string, detail: ConflictDetail, take: ConflictResolution, answer: ResolveAnswer) => void;
+  /** What a resolution did, in this side's words; `failed`: it was saved but its push failed. */
+  resolved: (detail: ConflictDetail, take: ConflictResolution, answer: ResolveAnswer) => { text: string; failed: boolean };
   /** A refused resolution reopens the conflict, so the editor shows the file as it now is. */
   reopenRefused: boolean;
 }
@@ -166,7 +167,11 @@ export function projectSyncSlice<S>(
           ...(allowSecrets?.length ? { allowSecrets } : {}),
         });
         set({ detail: null });
-        side.resolved(dir, detail, take, answer);
+        // Every resolution (keep theirs, mine, both, a merge) is one history entry: its notice offers that entry's
+        // Undo — the file back as it was before, bytes and mode, and the conflict open again (followTakenBack).
+        const said = side.resolved(detail, take, answer);
+        if (said.failed) useToasts.getState().show('error', said.text);
+        else offerUndo(dir, answer.rev, said.text);
         await get().refresh();
       } catch (error) {
         const ask = secretAskOf(error, allowSecrets);

@@ -126,17 +126,15 @@ const TEAM_SIDE: SyncSide<TeamStatus> = {
   sync: (dir) => call('team.sync', { dir }),
   conflict: (dir, id) => call('team.conflict', { dir, id }),
   resolve: (dir, input) => call('team.resolve', { dir, ...input }),
-  resolved(dir, detail, take, { rev, report }) {
+  resolved(detail, take, { rev, report }) {
     const pushed = report?.push.uploaded.includes(detail.conflict.key);
-    const said =
-      take === 'server'
-        ? `Kept the team's version of ${detail.conflict.key}.${rev ? ' Your version is in History: Undo puts it back.' : ''}`
-        : report?.error
-          ? `Saved, but the push failed: ${report.error.message}`
-          : (resolvedInClaudeCodeStore(detail.conflict.key, report?.waiting ?? [], 'team/') ?? `Saved${pushed ? ' and pushed' : ''} ${detail.conflict.key}.`);
-    // The resolution is one history entry; its Undo puts the file back as it was before (keeping the team's: yours).
-    if (report?.error) useToasts.getState().show('error', said);
-    else offerUndo(dir, rev, said);
+    if (take === 'server')
+      return { text: `Kept the team's version of ${detail.conflict.key}.${rev ? ' Your version is in History: Undo puts it back.' : ''}`, failed: false };
+    if (report?.error) return { text: `Saved, but the push failed: ${report.error.message}`, failed: true };
+    return {
+      text: resolvedInClaudeCodeStore(detail.conflict.key, report?.waiting ?? [], 'team/') ?? `Saved${pushed ? ' and pushed' : ''} ${detail.conflict.key}.`,
+      failed: false,
+    };
   },
   reopenRefused: true,
 };
