@@ -374,7 +374,17 @@ describe('team sync in the app', () => {
     expect((await ok<{ push: { uploaded: string[] } }>(b.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toEqual([]);
     await ok(a.api, 'team.sync', { dir: '-work-app' });
     expect(await fs.readFile(path.join(a.memoryDir, 'team', 'project_release.md'), 'utf8')).toBe(theirs);
-    await ok(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
+    // The conflict as the merge editor opens it again: the team's version as the team's side (the sync's cached copy),
+    // yours as yours, "keep both" holding both — not yours twice until a newer team version arrives.
+    const reopened = await ok<{ mine: string; theirs: string; theirsSha: string; both: string }>(b.api, 'team.conflict', {
+      dir: '-work-app',
+      id: conflict!.id,
+    });
+    expect(reopened.theirs).toBe(theirs);
+    expect(reopened.mine).toBe(mine.toString('utf8'));
+    expect(reopened.both).toContain('A: sign the tag.');
+    expect(reopened.both).toContain('B: after QA');
+    await ok(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server', theirsSha: reopened.theirsSha });
     expect(await fs.readFile(file, 'utf8')).toBe(theirs);
     expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('synced');
   });

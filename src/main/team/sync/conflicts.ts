@@ -95,9 +95,14 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
   if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
   const kept = await e.stateFile.readConflictBytes(conflict);
   const current = await (await resolveTeamKey(await checkTeamDir(e.memoryDir, e.space), conflict.key)).read();
+  const currentSha = current ? sha256Hex(current.data) : null;
   const baseBytes = conflict.baseSha ? await e.bases.read(conflict.baseSha) : null;
   const mine = kept ? lenientUtf8.decode(kept) : '';
-  const theirs = current ? lenientUtf8.decode(current.data) : '';
+  // Yours on disk (the Undo of "keep the team's version" put it back): the other side is the server's
+  // version this client saw, from the sync's cache — not the file, which would show yours as both sides.
+  const server = currentSha === conflict.localSha ? await seenServerVersion(e, conflict) : null;
+  const theirsBytes = server && server.sha !== currentSha ? server.bytes : (current?.data ?? null);
+  const theirs = theirsBytes ? lenientUtf8.decode(theirsBytes) : '';
   const base = baseBytes ? lenientUtf8.decode(baseBytes) : null;
   // The same merge the pull made, on what is on disk now: what the app's editor and `team resolve --keep merged` start from.
   const merge =
@@ -115,7 +120,7 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
     conflict: await shownConflict(conflict),
     mine,
     theirs,
-    theirsSha: current ? sha256Hex(current.data) : null,
+    theirsSha: currentSha,
     base,
     proposal: merge?.text ?? null,
     both: merge?.both ?? union!.text,
@@ -177,6 +182,16 @@ export async function resolveConflict(
   return { conflict: await shownConflict(conflict), rev };
 }
 
+/**
+ * The server's version of the conflict's file this client last saw (its sha, and its bytes from the
+ * sync's cache, bases/): null when the cache lost them or they no longer match the sha.
+ */
+async function seenServerVersion(e: SyncEngine, conflict: TeamConflict): Promise<{ sha: string; bytes: Buffer } | null> {
+  const sha = e.server.get(conflict.key) ?? conflict.serverSha;
+  const bytes = await e.bases.read(sha);
+  return bytes && sha256Hex(bytes) === sha ? { sha, bytes } : null;
+}
+
 /** The one refusal of a choice made on a file that changed since the conflict was shown. */
 function changedSince(named: string): TeamSyncError {
   return new TeamSyncError('conflict', `${named} changed since the conflict was opened; look at it again before choosing.`);
@@ -218,8 +233,7 @@ async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: stri
   }
   if (!kept) return null;
   // The server's version goes on disk over either (the partial merge left as it was when its bytes are lost: yours are kept in the entry).
-  const cached = holdsMine || holdsMerge ? await e.bases.read(seen) : null;
-  const serverBytes = cached && sha256Hex(cached) === seen ? cached : null;
+  const serverBytes = holdsMine || holdsMerge ? ((await seenServerVersion(e, conflict))?.bytes ?? null) : null;
   // Never resolved with the user's side on disk (the next sync would push it): the server's bytes
   // are a cache entry (bases/) that can be lost; without them nothing changes.
   if (holdsMine && !serverBytes) {
