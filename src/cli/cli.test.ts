@@ -412,6 +412,33 @@ describe('memdir CLI', () => {
     expect(await fs.readFile(path.join(memoryDir, 'a.md'), 'utf8')).toBe(old);
   });
 
+  it('restore of a memory over an edit Claude Code made to it since stops, naming that edit; --overwrite-changed restores it', async () => {
+    const home = path.join(root, 'home-edited');
+    const memoryDir = path.join(home, 'projects', '-w-edited', 'memory');
+    await fs.mkdir(memoryDir, { recursive: true });
+    const memdir = async (...argv: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await runCli(argv, { out: (t) => (out += t), err: (t) => (err += t), env: { ...env, CLAUDE_CONFIG_DIR: home }, cwd: root });
+      return { code, out, err };
+    };
+    const old = '---\nname: A\ndescription: alpha\ntype: feedback\n---\n\nOLD user fact\n';
+    const cc = '---\nname: A\ndescription: alpha\ntype: feedback\n---\n\nOLD user fact, and Claude Code added this.\n';
+    await fs.writeFile(path.join(memoryDir, 'a.md'), old);
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [A](a.md) — alpha\n');
+    // History starts with the memory as it is; then Claude Code edits it.
+    const [point] = (JSON.parse((await memdir('history', '-w-edited', '--json')).out) as { entries: { rev: string }[] }).entries;
+    await fs.writeFile(path.join(memoryDir, 'a.md'), cc);
+    const refused = await memdir('restore', '-w-edited', point!.rev, 'a.md');
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('Nothing was restored: a.md was changed outside Memdir since (by Claude Code or another program');
+    expect(refused.err).toContain('--overwrite-changed');
+    expect(await fs.readFile(path.join(memoryDir, 'a.md'), 'utf8')).toBe(cc);
+    const anyway = await memdir('restore', '-w-edited', point!.rev, 'a.md', '--overwrite-changed');
+    expect(anyway.code).toBe(0);
+    expect(await fs.readFile(path.join(memoryDir, 'a.md'), 'utf8')).toBe(old);
+  });
+
   it('undo out of order stops with a sentence naming the later change, and says how to undo anyway', async () => {
     // A home of its own: the fixture's projects are counted elsewhere.
     const home = path.join(root, 'undo-home');

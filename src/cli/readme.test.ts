@@ -188,14 +188,14 @@ describe('README', () => {
       const undoEntry = (await history(orphan)).find((e) => e.summary.startsWith('Undo relink'))!;
       expect((await memdir('undo', orphan, undoEntry.rev)).code).toBe(0);
       expect((await memdir('merge', 'list')).code).toBe(0);
-      // A memory edited, then restored as it was first.
+      // A memory edited (outside Memdir, as Claude Code edits: the restore asks, --overwrite-changed answers), then restored as it was first.
       const edited = path.join(root, 'edited');
       await makeRepo(edited, null);
       await addSession(home, edited);
       const editedMemory = await addMemories(home, edited, { 'MEMORY.md': '- [Tabs](tabs.md) — tabs\n', 'tabs.md': topic('Tabs', 'feedback', 'tabs') });
       const [first] = await history(edited);
       fs.writeFileSync(path.join(editedMemory, 'tabs.md'), topic('Tabs', 'feedback', 'spaces'));
-      expect((await memdir('restore', edited, first!.rev, 'tabs.md')).json.restored).not.toBeNull();
+      expect((await memdir('restore', edited, first!.rev, 'tabs.md', '--overwrite-changed')).json.restored).not.toBeNull();
 
       // Two clones merged: a preview and the merge.
       const { a, b } = await twoClones(path.join(root, 'clones'), home);

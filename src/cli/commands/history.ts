@@ -83,7 +83,8 @@ still reaches the agent there (else at the end); "notes" say where. The pointer 
 had for it (deleted outside Memdir, its line may have gone first); a memory no index ever listed gets a new one.
 When its name holds another memory written since it was deleted or renamed away (by Claude Code, say), the
 restore stops (exit 2, nothing written), naming it: --as NAME restores it under another name beside it,
---overwrite-changed restores anyway (what is there now stays in history).
+--overwrite-changed restores anyway (what is there now stays in history). A memory whose newest
+change since <rev> was made outside Memdir (Claude Code's edit) stops the same way, naming that edit.
 A whole-snapshot restore retires a team memory the sync server holds instead of removing it (its text emptied;
 removed, the next sync would bring it back), and a note says so — unless the restore takes back a merge whose other
 folder syncs it with the same team (as merge undo: removed here only, the next team sync brings it back).

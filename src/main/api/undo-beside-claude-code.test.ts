@@ -47,6 +47,7 @@ beforeAll(async () => {
   await project('-w-back', { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
   await project('-w-back2', { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
   await project('-w-taken', { 'a.md': topic('A', 'alpha', 'feedback', 'OLD user fact'), 'MEMORY.md': '- [A](a.md) — alpha\n' });
+  await project('-w-edited', { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
   ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data'), env: {} });
   api = createAppDispatcher(ctx);
 });
@@ -151,5 +152,57 @@ describe('restoring a deleted memory whose name Claude Code has written again si
     expect(await read('-w-taken', 'a.md')).toBe(topic('A', 'alpha', 'feedback', 'OLD user fact'));
     await call('history.undo', { dir: '-w-taken', rev: entry.rev });
     expect(await read('-w-taken', 'a.md')).toBe(cc);
+  });
+});
+
+describe('restoring a memory over an edit Claude Code made to it since', () => {
+  const cc = topic('Lang', 'languages', 'project', 'TypeScript only. Go for the CLI since March.');
+  let edited: string;
+  async function editInMemdir(body: string): Promise<string> {
+    const doc = await call<{ text: string; memoryDir: string }>('memories.read', { dir: '-w-edited', scope: 'private', file: 'lang.md' });
+    const fields = { name: 'Lang', description: 'languages', type: 'project' };
+    return (
+      await call<{ rev: string }>('memories.update', {
+        dir: '-w-edited',
+        scope: 'private',
+        file: 'lang.md',
+        memoryDir: doc.memoryDir,
+        baseText: doc.text,
+        fields,
+        body,
+      })
+    ).rev;
+  }
+
+  it('asks first: nothing written, and the refusal names the edit it would replace', async () => {
+    edited = await editInMemdir('TypeScript and Go.');
+    expect(await read('-w-edited', 'lang.md')).toContain('TypeScript and Go.');
+    // Claude Code edits it afterwards, unseen by the person restoring from History.
+    await fs.writeFile(path.join(mem('-w-edited'), 'lang.md'), cc);
+    const error = await refusal('history.restore', { dir: '-w-edited', rev: `${edited}~1`, file: 'lang.md' });
+    expect(error.code).toBe('conflict');
+    expect(error.message).toMatch(
+      /^Nothing was restored: lang\.md was changed outside Memdir since \(by Claude Code or another program: "Changes made outside Memdir", \d{4}-\d\d-\d\d \d\d:\d\d UTC\), and restoring would replace that edit\. Restore it under another name, or restore anyway \(the edit stays in history\)\.$/,
+    );
+    expect(await read('-w-edited', 'lang.md')).toBe(cc);
+  });
+
+  it('restores anyway when told to, and its Undo brings the edit back', async () => {
+    const { entry } = await call<{ entry: { rev: string } }>('history.restore', {
+      dir: '-w-edited',
+      rev: `${edited}~1`,
+      file: 'lang.md',
+      overwriteChanged: true,
+    });
+    expect(await read('-w-edited', 'lang.md')).toBe(topic('Lang', 'languages', 'project', 'TypeScript only.'));
+    await call('history.undo', { dir: '-w-edited', rev: entry.rev });
+    expect(await read('-w-edited', 'lang.md')).toBe(cc);
+  });
+
+  it("does not ask over the person's own later edit in Memdir (it is what they see)", async () => {
+    await editInMemdir('TypeScript, Go and Rust.');
+    const { entry } = await call<{ entry: { rev: string } | null }>('history.restore', { dir: '-w-edited', rev: `${edited}~1`, file: 'lang.md' });
+    expect(entry).not.toBeNull();
+    expect(await read('-w-edited', 'lang.md')).toBe(topic('Lang', 'languages', 'project', 'TypeScript only.'));
   });
 });

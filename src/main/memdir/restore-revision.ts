@@ -2,8 +2,8 @@
  * Restoring from history — the one way, shared by the app's History view (`history.restore`) and
  * `memdir restore` (issue 17, item 1): one memory file with its index pointer, or the whole memory
  * directory, as it was at a revision. A memory restored alone never overwrites, unasked, another
- * memory written under its name since it left (deleted, renamed away): the restore stops, naming
- * it, and offers to restore under another name (`as`) or anyway (`overwriteChanged`, what is there
+ * memory written under its name since it left (deleted, renamed away), nor an edit made to it
+ * outside Memdir since (Claude Code's): the restore stops, naming it, and offers to restore under another name (`as`) or anyway (`overwriteChanged`, what is there
  * stays in history) — as the one undo stops for another memory at an old name.
  */
 import { everyLaterChange, restoreFromHistory } from '../history/index.js';
@@ -51,7 +51,8 @@ export async function restoreRevision(opts: {
 /**
  * Stops the restore of `file` as of `rev` when the name holds another memory now: a later change
  * took the memory away from it (deleted it, renamed it away), and the newest one to write the name
- * since was not a restore or an undo bringing it back. Run inside the restore's transaction, after
+ * since was not a restore or an undo bringing it back; or when the memory stayed and the newest
+ * change to it since was made outside Memdir (an `external` entry: Claude Code's edit). Run inside the restore's transaction, after
  * outside changes (Claude Code's write) are recorded.
  */
 async function refuseAnotherMemory(memoryDir: string, rev: string, file: string, history: { dataDir?: string }): Promise<void> {
@@ -71,5 +72,15 @@ async function refuseAnotherMemory(memoryDir: string, rev: string, file: string,
       );
     }
     since.unshift(c);
+  }
+  // The memory stayed at its name: what is there now was last written outside Memdir (Claude Code's edit,
+  // which the person restoring may not have seen) — the restore asks first, as for another memory there.
+  const newest = since.at(-1);
+  if (newest?.entry.source === 'external') {
+    const when = `${new Date(newest.entry.time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+    throw new MemoryError(
+      'conflict',
+      `Nothing was restored: ${file} was changed outside Memdir since (by Claude Code or another program: "${newest.entry.summary}", ${when}), and restoring would replace that edit. Restore it under another name, or restore anyway (the edit stays in history).`,
+    );
   }
 }
