@@ -188,6 +188,20 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
       await conflicts.locator('tr[data-key="user_me.md"]').waitFor({ timeout: 20_000 });
       while ((await notices.getByRole('button', { name: 'Dismiss' }).count()) > 0) await notices.getByRole('button', { name: 'Dismiss' }).first().click();
     }
+    // Keeping the other machine's version, then its Undo: yours back on disk, and the conflict opened again
+    // shows the other machine's version as its side (the sync's cached copy: not on disk now, and said so).
+    await conflicts.locator('tr[data-key="user_me.md"]').getByRole('button', { name: 'Resolve…' }).click();
+    await panel.getByRole('region', { name: 'Resolve user_me.md' }).getByRole('button', { name: "Take your other machine's" }).click();
+    const kept = notices.getByRole('status').filter({ hasText: "Kept your other machine's version of user_me.md." });
+    await kept.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(() => fs.readFile(file, 'utf8'), { timeout: 20_000 }).toContain('Coffee.');
+    await conflicts.locator('tr[data-key="user_me.md"]').getByRole('button', { name: 'Resolve…' }).click();
+    const editor = panel.getByRole('region', { name: 'Resolve user_me.md' });
+    await editor
+      .getByRole('region', { name: "Your other machine's version (as last synced; yours is on disk)" })
+      .getByText('Green tea.')
+      .waitFor({ timeout: 20_000 });
+    await editor.getByRole('region', { name: 'Your version (kept)' }).getByText('Coffee.').waitFor();
     await b.screenshot({ path: artifact('23-personal-resolution-undone.png'), fullPage: true });
     expect(errors).toEqual([]);
   });

@@ -58,7 +58,11 @@ export function MergeEditor({
         </>
       }
       banner={!conflict.localIsText && <p className="banner warning">Your version is not UTF-8 text; it is shown decoded as well as possible.</p>}
-      theirs={{ title: `${words.theirs} version (on disk now)`, text: detail.theirs }}
+      theirs={{
+        // Yours on disk (the Undo of keeping theirs put it back): their side is the sync's copy of the version last synced.
+        title: `${words.theirs} version (${detail.theirsSha === conflict.localSha ? 'as last synced; yours is on disk' : 'on disk now'})`,
+        text: detail.theirs,
+      }}
       mine={{ title: 'Your version (kept)', text: detail.mine }}
       initial={detail.both}
       overlaps={detail.bothOverlaps}
