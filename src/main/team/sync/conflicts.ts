@@ -104,7 +104,7 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
   const theirsBytes = server && server.sha !== currentSha ? server.bytes : (current?.data ?? null);
   const theirs = theirsBytes ? lenientUtf8.decode(theirsBytes) : '';
   const base = baseBytes ? lenientUtf8.decode(baseBytes) : null;
-  // The same merge the pull made, on what is on disk now: what the app's editor and `team resolve --keep merged` start from.
+  // The same merge the pull made, on their side as shown (on disk, or the cached copy): what the app's editor and `team resolve --keep merged` start from.
   const merge =
     base === null
       ? null
