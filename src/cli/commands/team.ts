@@ -277,8 +277,9 @@ export const teamResolveCommand: CommandSpec = {
     json: jsonOption,
   },
   details: `--keep mine     your version is written over the team's and pushed;
---keep server   the team's version (on disk now) stays; yours is recorded in history just before the resolution's
-                entry (text: "Your version is in History"), so its undo puts yours back byte for byte;
+--keep server   the team's version stays (on disk; after the undo of an earlier keep, yours is on disk and the
+                team's, as last synced, is written over it); yours is recorded in history just before the
+                resolution's entry (text: "Your version is in History"), so its undo puts yours back byte for byte;
 --keep both     every line of both: merged where they differ apart, yours then theirs where they overlap (with no
                 common base, every line of both, common lines once); pushed;
 --keep merged   the text of --file F (start from \`memdir team conflicts --json\`'s "proposal" and delete its
