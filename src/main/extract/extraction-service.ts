@@ -172,6 +172,27 @@ export class ExtractionService {
     await noting.finally(() => this.noting.delete(settled));
   }
 
+  /** When the transcript watcher of this home last had every change reported (see turn-end-watcher.ts); undefined the first time. */
+  lastWatched(home: string): Promise<number | undefined> {
+    return this.store.loadWatched(home);
+  }
+
+  /**
+   * The transcript watcher of this home had every change reported up to `time`: recorded (the
+   * next start reports what sessions wrote after it). Nothing is written once closed; throws a
+   * sentence when the disk refuses (the next start then catches up from an earlier time).
+   */
+  async watchedUntil(home: string, time: number): Promise<void> {
+    if (this.closed) return;
+    const writing = this.store.saveWatched(home, time);
+    const settled = writing.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.noting.add(settled);
+    await writing.finally(() => this.noting.delete(settled));
+  }
+
   /** At the app's start: extract the turns a run did not finish before the app last quit (see the module comment). */
   async resume(): Promise<number> {
     const carried = await this.store.loadCarry();

@@ -10,6 +10,8 @@
  *     treat a last turn): written before a hook event leaves the spool, or before the run of a turn
  *     end only the transcript watcher saw, and cleared when a run succeeds — so a run a crash, a
  *     quit or a full disk stopped is taken up at the next start, not forgotten.
+ *   - `watched.json` — per home, the time up to which the app's transcript watcher had reported
+ *     every change (see turn-end-watcher.ts): what a session wrote after it is new at the next start.
  */
 import { maskSecretsIn, maskedName } from '../secrets/index.js';
 import { createHash, randomBytes } from 'node:crypto';
@@ -29,6 +31,8 @@ import type { TranscriptCursor } from '../transcripts/index.js';
 
 const LOG_FILE = 'log.jsonl';
 const CARRY_FILE = 'carry.json';
+const WATCHED_FILE = 'watched.json';
+const watchedSchema = z.object({ version: z.literal(1), homes: z.record(z.string(), z.number().int().nonnegative()) });
 const LOG_ROTATE_BYTES = 5 * 1024 * 1024;
 /** Decided proposals are dropped from the queue after this long (the log keeps them). */
 const DECIDED_KEEP_MS = 30 * 24 * 3600 * 1000;
@@ -105,6 +109,8 @@ export class ExtractionStore {
   readonly dir: string;
   private appending: Promise<void> = Promise.resolve();
   private carrying: Promise<unknown> = Promise.resolve();
+  /** The watched record being written (one change at a time in this process). */
+  private watching: Promise<unknown> = Promise.resolve();
   /** The carry as this process has it while the disk refuses to write it (see `changeCarry`); null when the file says it all. */
   private unsaved: Record<string, Carried> | null = null;
 
@@ -234,6 +240,40 @@ export class ExtractionStore {
 
   async removeJournal(transcriptPath: string): Promise<void> {
     await fs.rm(this.journalFile(transcriptPath), { force: true });
+  }
+
+  private get watchedFile(): string {
+    return path.join(this.dir, WATCHED_FILE);
+  }
+
+  /** When the transcript watcher of this home last had everything reported (ms since the epoch); undefined when it never watched it (or the record is damaged). */
+  async loadWatched(home: string): Promise<number | undefined> {
+    try {
+      const parsed = watchedSchema.safeParse(JSON.parse(await fs.readFile(this.watchedFile, 'utf8')));
+      return parsed.success ? parsed.data.homes[path.resolve(home)] : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Record that the watcher of this home had everything reported up to `time` (never moved back), atomically. Throws a sentence when the disk refuses. */
+  saveWatched(home: string, time: number): Promise<void> {
+    const run = this.watching.then(async () => {
+      let homes: Record<string, number> = {};
+      try {
+        const parsed = watchedSchema.safeParse(JSON.parse(await fs.readFile(this.watchedFile, 'utf8')));
+        if (parsed.success) homes = parsed.data.homes;
+      } catch {
+        // Missing or damaged: written anew.
+      }
+      const key = path.resolve(home);
+      const at = Math.max(Math.floor(time), homes[key] ?? 0);
+      if (homes[key] === at) return;
+      homes[key] = at;
+      await writeDataFile(this.watchedFile, `${JSON.stringify({ version: 1, homes })}\n`, { what: 'when Memdir last watched the sessions' });
+    });
+    this.watching = run.catch(() => undefined);
+    return run;
   }
 
   private get carryFile(): string {

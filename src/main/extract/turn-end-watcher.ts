@@ -9,6 +9,14 @@
  *     on every line while streaming, so a last answer with no stop reason is only taken as the
  *     end of its turn after a longer silence (and only if it answered every tool call).
  * The app's own MemoryWatcher stays on memory files; this one only sees transcripts.
+ *
+ * Catching up (issue s45): while it runs, the watcher tells `onWatched` the time up to which every
+ * change it saw has been reported to its end (`idle`, whose report notes what it owes on disk) —
+ * after its first scan, every minute, and when it closes. Given that time from its last run
+ * (`lastWatched`), the first scan reports each transcript written since, as if it had just been
+ * written: the turns that ended after that time are new (`seenFrom`, told by the turns' own
+ * timestamps for a session extraction has never read; the cursor says it for the others). A
+ * transcript untouched since, or with no time recorded (the first start ever), stays history.
  */
 import { type Stats, statSync } from 'node:fs';
 import path from 'node:path';
@@ -29,7 +37,13 @@ export interface TurnEndWatcherOptions {
    * since, and only the latest turn new for one written whole at once; none for one written as the
    * watch began, which cannot be told apart).
    */
-  onQuiet: (transcriptPath: string, stage: QuietStage, seenFrom: number | undefined) => void;
+  onQuiet: (transcriptPath: string, stage: QuietStage, seenFrom: number | undefined) => void | Promise<void>;
+  /** When this home's watcher last had every change reported (its last run's `onWatched`); none the first time. */
+  lastWatched?: number;
+  /** Every change seen until this time has been reported (see the module comment). */
+  onWatched?: (time: number) => void | Promise<void>;
+  /** How often `onWatched` is told while watching. Default a minute. */
+  watchedEveryMs?: number;
   /** Transcripts never reported (Memdir's own sessions). */
   ignore?: (transcriptPath: string) => boolean;
 }
@@ -45,6 +59,12 @@ interface Timers {
  * the kernel stamps files from a coarse clock that can trail `Date.now()` by a tick.
  */
 const CLOCK_MARGIN_MS = 1_000;
+/**
+ * How far before the last run's time a transcript's mtime, or a turn's end, may be and still count
+ * as new: a change is stamped a little before the watcher hears of it, a turn's timestamp before
+ * its last line is written.
+ */
+const CATCH_UP_MARGIN_MS = 5_000;
 
 /** Watches a home's session transcripts (see the module comment). */
 export class TurnEndWatcher {
@@ -58,6 +78,11 @@ export class TurnEndWatcher {
   readonly ready: Promise<void>;
   /** Each transcript's size when first seen (see `onQuiet`). */
   private readonly seenFrom = new Map<string, number>();
+  /** Transcripts with a change not yet reported to its end, and since when (see the module comment). */
+  private readonly unreported = new Map<string, { since: number }>();
+  /** The watch failed somewhere: it can no longer say it saw every change. */
+  private failed = false;
+  private watchedTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: TurnEndWatcherOptions) {
     const projects = path.join(options.home, 'projects');
@@ -88,19 +113,66 @@ export class TurnEndWatcher {
       } catch {
         // Gone already: nothing to report.
       }
-      if (stats && stats.mtimeMs < this.since) this.seenFrom.set(file, stats.size);
-      else if (stats) this.note(file);
+      const last = this.options.lastWatched;
+      if (stats && stats.mtimeMs < this.since) {
+        if (last !== undefined && stats.mtimeMs >= last - CATCH_UP_MARGIN_MS) void this.caughtUp(file, stats.size, last);
+        else this.seenFrom.set(file, stats.size);
+      } else if (stats) this.note(file);
     });
     this.watcher.on('change', (file) => this.note(file));
     this.watcher.on('unlink', (file) => this.forget(file));
     // Too many watches or no permission: the hooks (when connected) still report turn ends.
-    this.watcher.on('error', () => undefined);
+    this.watcher.on('error', () => void (this.failed = true));
     this.ready = new Promise((resolve) =>
       this.watcher.once('ready', () => {
         this.scanning = false;
         resolve();
+        if (this.closed) return;
+        void this.tellWatched();
+        this.watchedTimer = setInterval(() => void this.tellWatched(), options.watchedEveryMs ?? 60_000);
+        this.watchedTimer.unref();
       }),
     );
+  }
+
+  /** Until when every change seen has been reported (see the module comment). */
+  private watchedUntil(): number {
+    let until = Date.now();
+    for (const { since } of this.unreported.values()) until = Math.min(until, since);
+    return until;
+  }
+
+  private async tellWatched(): Promise<void> {
+    if (this.failed || this.scanning || !this.options.onWatched) return;
+    await this.options.onWatched(this.watchedUntil());
+  }
+
+  /**
+   * A transcript the first scan finds written since the last run's watcher had everything
+   * reported (`last`): reported as a change. The turns it held that ended before then are history
+   * (`seenFrom` where the first that ended after begins); a turn without a time counts as history.
+   */
+  private async caughtUp(file: string, size: number, last: number): Promise<void> {
+    // What it holds counts as history until its turns are read; owed from `last` on meanwhile.
+    this.seenFrom.set(file, size);
+    if (this.options.ignore?.(file)) return;
+    this.unreported.set(file, { since: last });
+    const cutoff = last - CATCH_UP_MARGIN_MS;
+    let before = 0;
+    try {
+      for await (const turn of readTurns(file)) {
+        if (turn.endOffset > size) break;
+        const ended = turn.endedAt ? Date.parse(turn.endedAt) : Number.NaN;
+        if (Number.isFinite(ended) && ended > cutoff) break;
+        before = turn.endOffset;
+      }
+    } catch {
+      // Unreadable now: what it held stays history.
+      before = size;
+    }
+    if (this.closed || this.seenFrom.get(file) !== size) return;
+    this.seenFrom.set(file, before);
+    this.note(file);
   }
 
   /**
@@ -118,6 +190,7 @@ export class TurnEndWatcher {
     }
     // Until its turns are read, everything it holds counts as from before.
     this.seenFrom.set(file, size);
+    if (!this.options.ignore?.(file) && !this.unreported.has(file)) this.unreported.set(file, { since: Date.now() });
     let lastStart = 0;
     try {
       for await (const turn of readTurns(file)) {
@@ -137,6 +210,8 @@ export class TurnEndWatcher {
     if (this.closed || !file.endsWith('.jsonl') || this.options.ignore?.(file)) return;
     const timers = this.timers.get(file) ?? { activity: null, quiet: null, idle: null };
     this.timers.set(file, timers);
+    const unreported = this.unreported.get(file) ?? { since: Date.now() };
+    this.unreported.set(file, unreported);
     timers.activity ??= setTimeout(() => {
       timers.activity = null;
       this.options.onActivity(file);
@@ -144,18 +219,24 @@ export class TurnEndWatcher {
     if (timers.quiet) clearTimeout(timers.quiet);
     timers.quiet = setTimeout(() => {
       timers.quiet = null;
-      this.options.onQuiet(file, 'quiet', this.seenFrom.get(file));
+      void this.options.onQuiet(file, 'quiet', this.seenFrom.get(file));
     }, this.options.quietMs);
     if (timers.idle) clearTimeout(timers.idle);
     timers.idle = setTimeout(() => {
       timers.idle = null;
       this.timers.delete(file);
-      this.options.onQuiet(file, 'idle', this.seenFrom.get(file));
+      // Reported to its end once the report has noted what it owes (a change since starts anew).
+      void Promise.resolve(this.options.onQuiet(file, 'idle', this.seenFrom.get(file)))
+        .catch(() => undefined)
+        .then(() => {
+          if (this.unreported.get(file) === unreported && !this.timers.has(file)) this.unreported.delete(file);
+        });
     }, this.options.idleCloseMs);
   }
 
   private forget(file: string): void {
     this.seenFrom.delete(file);
+    this.unreported.delete(file);
     const timers = this.timers.get(file);
     if (!timers) return;
     for (const timer of [timers.activity, timers.quiet, timers.idle]) if (timer) clearTimeout(timer);
@@ -163,6 +244,9 @@ export class TurnEndWatcher {
   }
 
   async close(): Promise<void> {
+    if (this.watchedTimer) clearInterval(this.watchedTimer);
+    // What was seen but not reported to its end is caught up at the next start.
+    if (!this.closed) await this.tellWatched().catch(() => undefined);
     this.closed = true;
     for (const file of [...this.timers.keys()]) this.forget(file);
     await this.watcher.close();

@@ -149,6 +149,58 @@ describe('AutoMemory in the running app', () => {
     expect((await new ExtractionStore(fx.dataDir).readLog())[0]).toMatchObject({ trigger: 'watcher' });
   });
 
+  // Issue s45: without hooks, the turns of sessions that ran while Memdir was closed were taken only
+  // when the session changed again, and a session started meanwhile never (its size at first sight
+  // counted as history). A session from before Memdir ever watched stays history.
+  it('without hooks, the next start extracts once what sessions did while the app was closed, and no older history', async () => {
+    const sent = () => JSON.stringify(fake.messageRequests().map((r) => r.body?.messages));
+    const times = (text: string) => fake.messageRequests().filter((r) => JSON.stringify(r.body?.messages ?? '').includes(text)).length;
+    // A session from before Memdir ever watched.
+    const old = fx.builder('old');
+    old.prompt('the deploy goes through staging').assistant('Understood.', { stopReason: 'end_turn' });
+    await fs.writeFile(fx.transcript('old'), old.take());
+    const past = new Date(Date.now() - 60_000);
+    await fs.utimes(fx.transcript('old'), past, past);
+    // The app runs: a turn of a live session is extracted.
+    await auto.start();
+    await auto.watching();
+    const live = fx.builder('live').setTime(new Date().toISOString());
+    live.prompt('the live turn while watched').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.writeFile(fx.transcript('live'), live.take());
+    await waitFor(() => times('the live turn while watched') > 0, 15_000, 'the live turn to be extracted');
+    await auto.close();
+
+    // While the app is closed: the live session goes on, the old one is resumed, a new one starts.
+    live.setTime(new Date().toISOString()).prompt('the closed-time turn of the live session').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.appendFile(fx.transcript('live'), live.take());
+    old.setTime(new Date().toISOString()).prompt('the resumed turn of the old session').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.appendFile(fx.transcript('old'), old.take());
+    const fresh = fx.builder('fresh').setTime(new Date().toISOString());
+    fresh.prompt('we never mock the database in integration tests').assistant('Understood.', { stopReason: 'end_turn' });
+    await fs.writeFile(fx.transcript('fresh'), fresh.take());
+    // The app starts later: what was written meanwhile is older than its start (by more than the
+    // watcher's allowance for a coarse file clock), as after a night.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    const provider = await fakeProvider(fake, fx.dataDir);
+    auto = new AutoMemory(ctx, { provider: async () => provider });
+    await auto.start();
+    const [proposal] = await waitFor(async () => ((await pending()).length > 0 ? pending() : null), 15_000, 'the new session to be extracted');
+    expect(proposal).toMatchObject({ operation: { file: 'feedback_real_db.md' } });
+    await waitFor(
+      () => times('the closed-time turn of the live session') > 0 && times('the resumed turn of the old session') > 0,
+      15_000,
+      'the turns of the sessions that went on while the app was closed to be extracted',
+    );
+    await waitFor(async () => Object.keys(await new ExtractionStore(fx.dataDir).loadCarry()).length === 0, 15_000, 'nothing owed any more');
+    await auto.extraction.idle();
+    expect(times('the closed-time turn of the live session')).toBe(1);
+    expect(times('the resumed turn of the old session')).toBe(1);
+    expect(times('we never mock the database')).toBe(1);
+    expect(times('the live turn while watched')).toBe(1);
+    expect(sent()).not.toContain('the deploy goes through staging');
+  });
+
   it('closing stops its extraction runs and leaves the turn owed on disk, with nothing still writing afterwards', async () => {
     // The model never answers: the run is still going when the app quits.
     fake.setHandler(() => ({ kind: 'hang' }));

@@ -257,21 +257,26 @@ export class AutoMemory {
    */
   private async startWatcher(): Promise<void> {
     const { settings } = await loadAppSettings(this.host.dataDir);
+    const home = this.host.home;
+    // What sessions wrote since the last run's watcher had everything reported is caught up.
+    const lastWatched = await this.extraction.lastWatched(home);
     const watcher = new TurnEndWatcher({
-      home: this.host.home,
+      home,
+      ...(lastWatched !== undefined ? { lastWatched } : {}),
+      onWatched: (time) => this.extraction.watchedUntil(home, time).catch(() => undefined),
       quietMs: settings.extraction.quietSeconds * 1000,
       idleCloseMs: settings.extraction.idleCloseSeconds * 1000,
       activityMs: ACTIVITY_MS,
       ignore: (file) => this.isOwn(file),
       onActivity: (file) => void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file)))),
       onQuiet: (file, stage, seenFrom) => {
+        void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file))));
         // What a report owes is the extraction service's rule; it says when a note the disk refused leaves the turn owed only in memory.
-        void this.extraction.watcherReported(file, { stage, seenFrom, owed: !this.hooksConnected }).then(
+        return this.extraction.watcherReported(file, { stage, seenFrom, owed: !this.hooksConnected }).then(
           // Noted again: the next refusal is a new episode, said again (review s44 #4).
           () => void (this.unnotedSaid = null),
           (error: unknown) => this.sayUnnoted(error),
         );
-        void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file))));
       },
     });
     this.watcher = watcher;
