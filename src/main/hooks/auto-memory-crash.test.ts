@@ -210,3 +210,41 @@ describe('a transcript that appears whole while the app runs (no hooks)', () => 
     expect(mentions('the logs live in the ops bucket')).toEqual([]);
   });
 });
+
+// Issue s45: without hooks, what a session wrote while the app was closed (here: killed) is caught
+// up at the next start through the same note on disk, so a kill during that run loses nothing.
+describe('a turn that ended while the app was closed (no hooks)', () => {
+  it('is extracted once after the app that started on it is killed during its run, and the older turn never', async () => {
+    const t = await sessionFromBefore();
+    // An app watched the home, then was killed with nothing to do.
+    worker = await startWorker(await bundleWorker('src/main/hooks/test-support/watcher-app.ts'), [fx.home, fx.dataDir, fake.url]);
+    await waitFor(() => fs.stat(`${fx.dataDir}/extract/watched.json`).then(Boolean, () => false), 15_000, 'the watcher to record that it watched');
+    worker.child.kill('SIGKILL');
+    await worker.exit;
+
+    // While it is closed, the session goes on; the app starts later.
+    t.setTime(new Date().toISOString()).prompt('we never mock the database in integration tests').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.appendFile(fx.transcript(), t.take());
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    // The next start takes the turn up; it is killed while the model answers.
+    fake.setHandler(() => ({ kind: 'hang' }));
+    worker = await startWorker(await bundleWorker('src/main/hooks/test-support/watcher-app.ts'), [fx.home, fx.dataDir, fake.url]);
+    await waitFor(() => mentions('we never mock the database').length > 0, 15_000, 'the start after the close to send the new turn to the model');
+    worker.child.kill('SIGKILL');
+    await worker.exit;
+
+    fake.setHandler((request) =>
+      JSON.stringify(request.body?.messages ?? '').includes('we never mock the database') ? operationsReply(dbMemory) : operationsReply(),
+    );
+    const before = fake.messageRequests().length;
+    const store = new ExtractionStore(fx.dataDir);
+    const { auto } = await startApp();
+    await waitFor(async () => (await store.listProposals()).length > 0, 15_000, "the next start's run to propose a memory of the new turn");
+    await auto.extraction.idle();
+    const sent = fake.messageRequests().slice(before);
+    expect(sent.filter((r) => JSON.stringify(r.body?.messages ?? '').includes('we never mock the database'))).toHaveLength(1);
+    expect(mentions('the deploy goes through staging')).toEqual([]);
+    expect(await store.loadCarry()).toEqual({});
+  });
+});
