@@ -155,7 +155,7 @@ export class TurnEndWatcher {
   private async caughtUp(file: string, size: number, last: number): Promise<void> {
     // What it holds counts as history until its turns are read; owed from `last` on meanwhile.
     this.seenFrom.set(file, size);
-    if (this.options.ignore?.(file)) return;
+    if (!this.reported(file)) return;
     this.unreported.set(file, { since: last });
     const cutoff = last - CATCH_UP_MARGIN_MS;
     let before = 0;
@@ -190,7 +190,7 @@ export class TurnEndWatcher {
     }
     // Until its turns are read, everything it holds counts as from before.
     this.seenFrom.set(file, size);
-    if (!this.options.ignore?.(file) && !this.unreported.has(file)) this.unreported.set(file, { since: Date.now() });
+    if (this.reported(file) && !this.unreported.has(file)) this.unreported.set(file, { since: Date.now() });
     let lastStart = 0;
     try {
       for await (const turn of readTurns(file)) {
@@ -206,8 +206,13 @@ export class TurnEndWatcher {
     this.note(file);
   }
 
+  /** Whether changes of this file are reported (a session transcript, not one of Memdir's own). */
+  private reported(file: string): boolean {
+    return file.endsWith('.jsonl') && !this.options.ignore?.(file);
+  }
+
   private note(file: string): void {
-    if (this.closed || !file.endsWith('.jsonl') || this.options.ignore?.(file)) return;
+    if (this.closed || !this.reported(file)) return;
     const timers = this.timers.get(file) ?? { activity: null, quiet: null, idle: null };
     this.timers.set(file, timers);
     const unreported = this.unreported.get(file) ?? { since: Date.now() };
