@@ -158,6 +158,28 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     await page.getByLabel('Memdir session').getByRole('button', { name: 'New session' }).click();
   });
 
+  // s45 walk: at 320 px the two methods stayed side by side, the local ranker's column ran past the window's
+  // right edge and its words were cut off ("the nam", "file name" clipped).
+  it('Memdir explained at 320 px: the model and the local ranker stack, each whole inside the window', async () => {
+    const narrow = await browser.newPage({ viewport: { width: 320, height: 700 } });
+    try {
+      await narrow.goto(`${host.url}#/p/-demo-checkout-service/recall`);
+      await narrow.getByRole('button', { name: 'Memdir explained' }).click();
+      await narrow.getByLabel('Query', { exact: true }).fill('add a query to fetch orders from the database');
+      await narrow.getByRole('button', { name: 'Recall', exact: true }).click();
+      const local = narrow.getByRole('region', { name: 'Local ranker', exact: true });
+      await local.getByText('feedback_sql.md').waitFor();
+      await narrow.screenshot({ path: artifact('06e-recall-explained-320.png'), fullPage: true });
+      const edge = await narrow.evaluate(() => document.documentElement.clientWidth);
+      for (const name of ['Model side query', 'Local ranker']) {
+        const box = (await narrow.getByRole('region', { name, exact: true }).boundingBox())!;
+        expect(box.x + box.width, `${name} ends inside the ${edge} px window`).toBeLessThanOrEqual(edge);
+      }
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('Memdir explained: falls back to the local ranker, with the reason, when the model fails', async () => {
     fake.setHandler(() => ({ kind: 'error', status: 500, retryAfterMs: 1 }));
     await page.getByLabel('Query', { exact: true }).fill('which grafana dashboard shows checkout latency');
