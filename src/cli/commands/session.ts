@@ -29,11 +29,8 @@ Memory's idle time, default 4 hours, so that a resume gets its note back), and s
 changed within that time. Only reports: nothing is written (the running app updates the notes).`,
   async run({ values, io }) {
     const { resolveDataDir } = await import('../../main/core/index.js');
-    const { loadAppSettings } = await import('../../main/settings/index.js');
     const { SessionMemory } = await import('../../main/session/index.js');
-    const dataDir = resolveDataDir(io.env);
-    const { settings } = await loadAppSettings(dataDir);
-    const sessions = await new SessionMemory({ home: homeFrom(values, io), dataDir }).list({ recentMinutes: settings.session.idleMinutes });
+    const sessions = await new SessionMemory({ home: homeFrom(values, io), dataDir: resolveDataDir(io.env) }).listLive();
     if (values.json) {
       printJson(io, { sessions });
       return 0;

@@ -97,6 +97,18 @@ describe('sessions calls', () => {
     expect(updated.session).toMatchObject({ updates: 1, note: expect.stringContaining('## Current task') });
     expect(await api.call('sessions.update', { sessionId: 'gone' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
+
+  // s45 walk: Claude Code was working when Memdir opened; `memdir session status` listed the session (active 1 s
+  // ago) while the app's Live sessions said "No live session" until the transcript changed again.
+  it('lists a session Claude Code wrote to just before the app looked, as `memdir session status` does', async () => {
+    await fs.writeFile(fx.transcript(), fx.builder().prompt('work').assistant('ok', { stopReason: 'end_turn' }).take());
+    const list = await ok<{ sessions: { sessionId: string }[] }>('sessions.list', {});
+    expect(list.sessions.map((s) => s.sessionId)).toEqual(['session-1']);
+    // An old transcript (quiet longer than Settings → Session Memory's idle time) is no live session.
+    const old = new Date(Date.now() - 5 * 3600_000);
+    await fs.utimes(fx.transcript(), old, old);
+    expect((await ok<{ sessions: unknown[] }>('sessions.list', {})).sessions).toEqual([]);
+  });
 });
 
 describe('hooks calls', () => {

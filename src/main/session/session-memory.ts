@@ -24,6 +24,7 @@ import { type ClaudeCodeSummary, SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSIO
 import { LlmError, type ModelProvider } from '../llm/index.js';
 import { type CursorLoad, CursorStore, FILE_WRITE_TOOLS, listHomeTranscripts, readNewTurns, type TranscriptCursor, type Turn } from '../transcripts/index.js';
 import { isInternalProject, projectOfTranscript } from '../extract/index.js';
+import { loadAppSettings } from '../settings/index.js';
 import { SESSION_SYSTEM_PROMPT, buildSessionPrompt, handBackNote, NOTE_MAX_TOKENS, noteProblem, renderModelNote, renderOfflineNote } from './session-note.js';
 import { SESSION_ID, type SessionFacts, type SessionState, SessionStore, newSessionState } from './session-state.js';
 
@@ -370,6 +371,16 @@ export class SessionMemory {
       }
     }
     return removed;
+  }
+
+  /**
+   * What the app's Live sessions and `memdir session status` both show: the sessions followed, and
+   * transcripts changed within Settings → Session Memory's idle time — so a session Claude Code was
+   * running when Memdir opened is live at once, not only once its transcript changes again.
+   */
+  async listLive(): Promise<SessionStatus[]> {
+    const { settings } = await loadAppSettings(this.options.dataDir);
+    return this.list({ recentMinutes: settings.session.idleMinutes });
   }
 
   /**
