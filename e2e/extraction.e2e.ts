@@ -208,6 +208,11 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
     const settingsFile = path.join(home, 'settings.json');
     await fs.writeFile(settingsFile, '{\n  "model": "opus"\n}\n');
     await page.getByRole('button', { name: 'Settings' }).click();
+    // s45 walk: not connected, the line said "not connected … · Memdir receives the hook events": Claude Code sends none.
+    const state = page.locator('p', { has: page.locator('code', { hasText: settingsFile }) }).filter({ hasText: /connected/ });
+    await state.getByText('not connected').waitFor();
+    expect(await state.textContent()).not.toMatch(/receives the hook events|spooled/);
+    expect(await state.textContent()).toContain('Memdir watches the transcripts');
     await page.getByRole('button', { name: 'Connect to Claude Code…' }).click();
     const plan = page.getByLabel('Planned change to settings.json');
     await plan.getByText('hook SessionStart --data-dir', { exact: false }).first().waitFor();
@@ -215,6 +220,7 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
     await page.screenshot({ path: artifact('08-connect-hooks.png') });
     await plan.getByRole('button', { name: 'Write settings.json' }).click();
     await page.getByText('Connected to Claude Code.', { exact: false }).waitFor();
+    await state.getByText('Memdir receives the hook events').waitFor();
     const connected = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as { model: string; hooks: Record<string, unknown[]> };
     expect(connected.model).toBe('opus');
     expect(Object.keys(connected.hooks)).toEqual(['Stop', 'PreCompact', 'SessionEnd', 'SessionStart']);

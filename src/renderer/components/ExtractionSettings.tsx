@@ -22,6 +22,7 @@ function HooksSection() {
         compaction or a resume it gets the session&apos;s Session Memory note back (SessionStart). Without hooks, Memdir watches the transcripts instead, which
         is slower to notice the end of a turn, and the note never reaches Claude Code.
       </p>
+      {/* Not connected, Claude Code sends no hook event at all: the line says what Memdir does instead. */}
       {status && (
         <p>
           <span className={`badge ${status.connected === 'all' ? 'ok' : status.connected === 'partial' ? 'warning' : ''}`}>
@@ -30,7 +31,12 @@ function HooksSection() {
           <code>{status.settingsFile}</code>
           <span className="muted small">
             {' '}
-            · {status.listening ? 'Memdir receives the hook events' : 'hook events are spooled until Memdir runs'}
+            ·{' '}
+            {status.connected === 'none'
+              ? 'Claude Code sends no hook events; Memdir watches the transcripts'
+              : status.listening
+                ? 'Memdir receives the hook events'
+                : 'hook events are spooled until Memdir runs'}
             {status.spooled ? ` · ${status.spooled} waiting` : ''}
           </span>
         </p>
