@@ -223,6 +223,10 @@ describe('memdir hooks', () => {
     expect(preview.out).toContain('+  "hooks": {');
     expect(preview.out).toContain('run again with --yes');
     expect(JSON.parse((await run('hooks', 'status', '--json')).out)).toMatchObject({ connected: 'none' });
+    // s45 walk: not connected, it said "app is not running: hook events are spooled": Claude Code sends none.
+    const unconnected = (await run('hooks', 'status')).out;
+    expect(unconnected).not.toMatch(/spooled|receives hook events/);
+    expect(unconnected).toContain('Claude Code sends no hook events: Memdir watches the transcripts');
     const applied = JSON.parse((await run('hooks', 'connect', '--yes', '--json')).out);
     expect(applied).toMatchObject({ changed: true, applied: true, backup: expect.stringContaining('memdir-backup') });
     expect(JSON.parse((await run('hooks', 'status', '--json')).out)).toMatchObject({ connected: 'all' });

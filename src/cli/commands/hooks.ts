@@ -98,9 +98,12 @@ JSON, hooks out of date, Memdir's command-line entry missing), 2 usage or I/O er
     }
     io.out(`${status.settingsFile}: ${status.connected === 'all' ? 'connected' : status.connected === 'none' ? 'not connected' : 'partly connected'}\n`);
     for (const e of status.events) io.out(`  ${e.event.padEnd(12)} ${e.command ? (e.current ? 'yes' : 'yes (another install or an older command)') : 'no'}\n`);
-    io.out(
-      `app ${status.listening ? 'is running and receives hook events' : 'is not running: hook events are spooled'}${status.spooled ? ` (${status.spooled} waiting)` : ''}\n`,
-    );
+    // Not connected, Claude Code sends no hook event at all: say what Memdir does instead.
+    const receiving =
+      status.connected === 'none'
+        ? 'Claude Code sends no hook events: Memdir watches the transcripts'
+        : `app ${status.listening ? 'is running and receives hook events' : 'is not running: hook events are spooled'}`;
+    io.out(`${receiving}${status.spooled ? ` (${status.spooled} waiting)` : ''}\n`);
     for (const p of status.problems) io.out(`problem: ${p}\n`);
     return code;
   },
