@@ -170,7 +170,7 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
       const local = narrow.getByRole('region', { name: 'Local ranker', exact: true });
       await local.getByText('feedback_sql.md').waitFor();
       await narrow.screenshot({ path: artifact('06e-recall-explained-320.png'), fullPage: true });
-      const edge = await narrow.evaluate(() => document.documentElement.clientWidth);
+      const edge = narrow.viewportSize()!.width;
       for (const name of ['Model side query', 'Local ranker']) {
         const box = (await narrow.getByRole('region', { name, exact: true }).boundingBox())!;
         expect(box.x + box.width, `${name} ends inside the ${edge} px window`).toBeLessThanOrEqual(edge);

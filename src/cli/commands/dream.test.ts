@@ -97,6 +97,9 @@ describe('memdir dream', () => {
     expect(open.code).toBe(0);
     expect(open.out).toContain('Memdir may dream it now.');
     expect(open.out).toContain('Claude Code itself: does not dream it.');
+    // s45 walk: the table said "time … 24" (24 what?) where the app says "24 h".
+    expect(open.out).toMatch(/^time\s+yes\s+yes\s+—\s+24 h\s*$/m);
+    expect(open.out).toMatch(/^sessions\s+yes\s+yes\s+5\s+5\s*$/m);
   });
 
   it('transcripts whose recorded cwd is not their folder (a moved or copied project) give one answer: dream status, extract and the version agree', async () => {

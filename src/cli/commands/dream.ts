@@ -74,14 +74,9 @@ Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 u
       io.out(`Dream status of ${loc.key}\n`);
       if (out.recovered) io.out(`${out.recovered.detail}\n`);
       const rows = [['GATE', 'CHECKED', 'PASSED', 'VALUE', 'THRESHOLD']];
-      for (const g of out.gates)
-        rows.push([
-          g.name,
-          g.checked ? 'yes' : 'no',
-          g.passed ? 'yes' : 'no',
-          g.value === null ? '—' : String(g.value),
-          g.threshold === null ? '—' : String(g.threshold),
-        ]);
+      // The time gate counts hours: say so, as the app's "24 h" does (a bare "24" read as 24 of anything).
+      const unit = (g: { name: string }, n: string | number | null) => (n === null ? '—' : g.name === 'time' ? `${n} h` : String(n));
+      for (const g of out.gates) rows.push([g.name, g.checked ? 'yes' : 'no', g.passed ? 'yes' : 'no', unit(g, g.value), unit(g, g.threshold)]);
       io.out(table(rows));
       for (const g of out.gates) io.out(`  ${g.name}: ${g.detail}\n`);
       if (out.disabled) io.out(`${out.disabled.detail}\n`);
