@@ -119,6 +119,12 @@ describe('passDreamGates', () => {
     );
   });
 
+  it('right after a dream the time gate says it was just now, not "0 h ago"', async () => {
+    await setLock('', wholeSeconds(Date.now() - 20_000));
+    const { report } = await passDreamGates(target, { dataDir });
+    expect(gate(report, 'time').detail).toMatch(/^Last consolidated just now; needs 24 h\./);
+  });
+
   it('checking the same project again sees a lock touched meanwhile: its new time, its new opening, never the last check’s', async () => {
     const first = wholeSeconds(Date.now() - 3 * HOUR);
     await setLock('', first);

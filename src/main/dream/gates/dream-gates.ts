@@ -289,7 +289,8 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
         passed,
         value: hours,
         threshold: minHours,
-        detail: `Last consolidated ${hours} h ago; ${passed ? 'at least' : 'needs'} ${minHours} h.${skew}`,
+        // Within the hour in minutes ("just now", "7 min ago"), not "0.01 h ago".
+        detail: `Last consolidated ${ageMs < HOUR_MS ? agoInWords(ageMs) : `${hours} h ago`}; ${passed ? 'at least' : 'needs'} ${minHours} h.${skew}`,
         checkedAt: nowIso,
       });
       if (!passed) {
