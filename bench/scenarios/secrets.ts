@@ -17,6 +17,20 @@ const ROUNDS = 3;
 
 const PRESET_ONLY = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommendedPreset }] };
 
+/**
+ * The throughput run's texts: realistic memories (bench/corpus.ts), one in fifty carrying a
+ * credential of the labelled set, like a team memory with a few leaks. (Credentials in the text:
+ * the ones in a name are about the name, not the body.) Also what bench/profile-secrets.ts profiles.
+ */
+export function throughputFiles(): string[] {
+  const inText = buildLabelledSet().filter((s) => s.label === 'secret' && !s.name);
+  const corpus = loadCorpus();
+  return Array.from({ length: FILES }, (_, i) => {
+    const text = generateMemory(corpus, 13, i).text;
+    return i % 50 === 0 ? `${text}\n${inText[i % inText.length]!.text}\n` : text;
+  });
+}
+
 export const secretsScenario: Scenario = {
   name: 'secrets',
   description: `secret scanner: labelled set recall / false positives, and ${FILES} memory files scanned one by one`,
@@ -36,14 +50,7 @@ export const secretsScenario: Scenario = {
     const recall = (secrets.length - missed.length) / secrets.length;
     const falsePositiveRate = flagged.length / clean.length;
 
-    // Realistic memories (bench/corpus.ts); one in fifty carries a credential, like a team memory with a few leaks.
-    // (Credentials in the text: the ones in a name are about the name, not the body.)
-    const inText = secrets.filter((s) => !s.name);
-    const corpus = loadCorpus();
-    const files = Array.from({ length: FILES }, (_, i) => {
-      const text = generateMemory(corpus, 13, i).text;
-      return i % 50 === 0 ? `${text}\n${inText[i % inText.length]!.text}\n` : text;
-    });
+    const files = throughputFiles();
     const bytes = files.reduce((n, f) => n + Buffer.byteLength(f), 0);
     log(`${FILES} files, ${(bytes / FILES).toFixed(0)} bytes each on average, ${set.length} labelled samples`);
     const perFile: number[] = [];
