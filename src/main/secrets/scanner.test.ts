@@ -422,6 +422,8 @@ describe('scanText', () => {
       `smtp://${'a@'.repeat(50_000)}`,
       `${'a@'.repeat(50_000)}:Xk9mQ2zP@h.io`,
       'a@b.io:Xk9mQ2zP@smtp.x.io '.repeat(30_000),
+      // Session 45: a preset rule's hit thousands of times over (distinct GitHub tokens).
+      Array.from({ length: 5_000 }, (_, i) => `ghp_${r(ALNUM, 30, i + 3)}${String(i).padStart(6, '0')}`).join('\n'),
     ];
     for (const text of hostile) {
       const start = performance.now();
@@ -441,6 +443,20 @@ describe('scanText', () => {
     expect(findings.filter((f) => f.rule === 'memdir/generic-assignment')).toHaveLength(MAX_HITS_PER_RULE);
     // Chained assignments are one stretch a value, not a finding per operator.
     expect((await scanText('password:'.repeat(600))).length).toBeLessThan(30);
+  });
+
+  // Session 45: the preset's hits were not capped — 5,000 distinct GitHub tokens gave 5,000 findings (and took
+  // 1.6 s in secretlint's pairwise de-duplication): the preset's rules are capped as Memdir's are.
+  it("refuses a text holding more of the preset's secrets of one kind than it lists, with a finding no one can allow", async () => {
+    const tokens = Array.from({ length: 5_000 }, (_, i) => `ghp_${r(ALNUM, 30, i)}${String(i).padStart(6, '0')} is token ${i}`);
+    const findings = await scanText(tokens.join('\n'));
+    const github = findings.filter((f) => f.rule.startsWith('github/'));
+    expect(github).toHaveLength(MAX_HITS_PER_RULE);
+    // The first ones listed, each masked.
+    expect(github.map((f) => f.line)).toEqual(Array.from({ length: MAX_HITS_PER_RULE }, (_, i) => i + 1));
+    expect(github.every((f) => !tokens[f.line - 1]!.includes(f.match))).toBe(true);
+    expect(findings.at(-1)).toMatchObject({ rule: 'memdir/too-many-secrets', severity: 'error', fingerprint: '', line: MAX_HITS_PER_RULE + 1 });
+    expect(findings).toHaveLength(MAX_HITS_PER_RULE + 1);
   });
 
   // Review 4, S1: a secretlint-disable region around hit #201 must not hide the hits past it.

@@ -48,7 +48,7 @@ function loadLinter(): NonNullable<typeof linter> {
   linter ??= Promise.all([import('@secretlint/core'), import('@secretlint/profiler'), import('@secretlint/secretlint-rule-preset-recommend')]).then(
     ([core, { secretLintProfiler }, { creator }]) => {
       secretLintProfiler.mark = () => undefined;
-      return { lintSource: core.lintSource, config: configWith(creator) };
+      return { lintSource: core.lintSource, config: configWith(cappedPreset(creator as unknown as Preset)) };
     },
   );
   return linter;
@@ -56,11 +56,12 @@ function loadLinter(): NonNullable<typeof linter> {
 
 const MEMDIR_RULE_ID = '@memdir/secretlint-rule-memdir';
 /**
- * At most this many hits of one of Memdir's rules in one text reach secretlint, whose
- * de-duplication compares every pair of messages (8,000 hits: 8 s; 30,000: minutes). A text
- * holding more is refused whole either way: the next hit is reported as a finding of its own
+ * At most this many hits of one kind (a rule's message: one of Memdir's rules, one of the
+ * preset's formats) in one text reach secretlint, whose de-duplication compares every pair of
+ * messages (8,000 hits: 8 s; 30,000: minutes; 5,000 GitHub tokens: 1.6 s). A text holding more
+ * is refused whole either way: the hits past the count are reported as one finding of their own
  * (`memdir/too-many-secrets`) that says so and has no fingerprint, so it is never allowed —
- * allowing the secrets listed cannot let those past the count through.
+ * allowing the secrets listed cannot let those past the count through. (`capped`, below.)
  */
 export const MAX_HITS_PER_RULE = 200;
 const TOO_MANY = 'too-many-secrets';
@@ -79,7 +80,7 @@ interface RuleContext {
 
 /** Memdir's rules as one secretlint rule, so `secretlint-disable` comments apply to them too. */
 const memdirRule = {
-  messages: Object.fromEntries([...SECRET_RULES.map((r) => [r.id, { en: () => r.title }]), [TOO_MANY, { en: () => TOO_MANY }]]),
+  messages: Object.fromEntries(SECRET_RULES.map((r) => [r.id, { en: () => r.title }])),
   meta: {
     id: MEMDIR_RULE_ID,
     recommended: true,
@@ -91,18 +92,68 @@ const memdirRule = {
     const t = context.createTranslator(memdirRule.messages);
     return {
       file(source: { content: string }) {
-        for (const rule of rulesToRun(source.content)) {
-          const found = rule.find(source.content);
-          for (const m of found.slice(0, MAX_HITS_PER_RULE)) context.report({ message: t(rule.id), range: [m.start, m.end] });
-          // From the first unlisted hit to the last: only a secretlint-disable region covering every
-          // hit it stands for can hide it (one around hit #201 alone would hide all past it).
-          const next = found[MAX_HITS_PER_RULE];
-          if (next) context.report({ message: t(TOO_MANY), range: [next.start, found[found.length - 1]!.end] });
-        }
+        for (const rule of rulesToRun(source.content))
+          for (const m of rule.find(source.content)) context.report({ message: t(rule.id), range: [m.start, m.end] });
       },
     };
   },
 };
+
+interface Message {
+  messageId: string;
+}
+interface Rule {
+  meta: { id: string };
+  create: (context: RuleContext, options?: unknown) => { file?: (source: { content: string }) => unknown };
+}
+interface Preset {
+  meta: unknown;
+  create: (context: { registerRule: (rule: Rule, defaults?: unknown) => void }, options?: unknown) => void;
+}
+
+/**
+ * `rule` reporting at most MAX_HITS_PER_RULE hits of each of its messages in a text, then one
+ * `too-many-secrets` message from the first unlisted hit to the end of the last: only a
+ * secretlint-disable region covering every hit it stands for can hide it (one around hit #201
+ * alone would hide all past it).
+ */
+function capped<R extends Rule>(rule: R): R {
+  return {
+    ...rule,
+    create(context: RuleContext, options?: unknown) {
+      const t = context.createTranslator({ [TOO_MANY]: { en: () => TOO_MANY } });
+      const counts = new Map<string, number>();
+      let unlisted: [number, number] | null = null;
+      const report: RuleContext['report'] = (descriptor) => {
+        const id = (descriptor.message as Message).messageId;
+        const count = (counts.get(id) ?? 0) + 1;
+        counts.set(id, count);
+        if (count <= MAX_HITS_PER_RULE) context.report(descriptor);
+        else unlisted = unlisted ? [Math.min(unlisted[0], descriptor.range[0]), Math.max(unlisted[1], descriptor.range[1])] : [...descriptor.range];
+      };
+      const handlers = rule.create({ ...context, report }, options);
+      const file = handlers.file;
+      if (!file) return handlers;
+      return {
+        ...handlers,
+        async file(source: { content: string }) {
+          counts.clear();
+          unlisted = null;
+          await file(source);
+          if (unlisted) context.report({ message: t(TOO_MANY), range: unlisted });
+        },
+      };
+    },
+  };
+}
+
+/** The recommended preset with each of its rules {@link capped}. */
+function cappedPreset(preset: Preset): Preset {
+  return {
+    ...preset,
+    create: (context, options) => preset.create({ ...context, registerRule: (rule, defaults) => context.registerRule(capped(rule), defaults) }, options),
+  };
+}
 
 /**
  * The preset and Memdir's rule. Access key ids are off by default upstream, and a key id next
@@ -115,7 +166,7 @@ function configWith(recommendedPreset: unknown): unknown {
         id: '@secretlint/secretlint-rule-preset-recommend',
         rule: recommendedPreset,
       },
-      { id: MEMDIR_RULE_ID, rule: memdirRule },
+      { id: MEMDIR_RULE_ID, rule: capped(memdirRule) },
     ],
   };
 }
@@ -214,7 +265,7 @@ async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
   for (const message of result.messages) {
     if (message.type !== 'message') continue;
     const ours = message.ruleId === MEMDIR_RULE_ID;
-    if (ours && message.messageId === TOO_MANY) {
+    if (message.messageId === TOO_MANY) {
       // It spans every unlisted hit (see memdirRule); it points at the line of the first.
       const start = message.range[0] + bom;
       const lineEnd = text.indexOf('\n', start);
