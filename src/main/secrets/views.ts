@@ -353,6 +353,8 @@ export function base64View(text: string, lines: 'wrapped' | 'single' = 'wrapped'
     }
   };
   for (const m of text.matchAll(lines === 'single' ? BASE64_LINE : BASE64_RUN)) {
+    // Fewer characters than MIN_BASE64, line breaks and all: no piece of it can decode (a path, a long word).
+    if (m[0].length < MIN_BASE64) continue;
     // Where each base64 character sits in `text`, line breaks left out, a piece at a time.
     let at: number[] = [];
     let full = -1;
