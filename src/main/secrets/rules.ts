@@ -221,20 +221,23 @@ const PROSE_AFTER = /^[ \t]+[a-z]{2,}\b/;
 const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
 // A word or CamelCase words and a year (`Summer2024`, `SummerTime2024`): the commonest human password
 // and no pass's name (session 45: the real memories hold no such value under any name).
+// Only when nothing follows the value on its line: `reviewPass: Sprint2024 notes` is a pass's (review s45-1 #8).
 const WORDS_AND_YEAR = /^[A-Za-z]+(?:19|20)\d\d$/;
+const NOTHING_AFTER = /^[ \t]*(?:\r?\n|$)/;
 
 /**
  * Whether an unquoted value under a name that only ends in pass or pw is a pass's rather than a
  * password: it reads as named (see madeNotNamed) and is a version, or — under a name that is no
  * environment variable's (`shadowPass`, `second-pass`) — a CamelCase name or a word that prose goes on after. A bare word and digits (`Summer2024`, `Welcome1`, `qwerty123`) is the
  * commonest human password, so it is one unless prose follows — and a word or CamelCase words and a
- * year (`SummerTime2024`) always is; a quoted value is never judged here.
+ * year (`SummerTime2024`) is one when nothing follows it on its line (`reviewPass: Sprint2024 notes`
+ * is a pass's); a quoted value is never judged here.
  */
 function aPassNotAPassword(name: string, value: string, after: string): boolean {
   if (madeNotNamed(value)) return false;
   if (VERSION.test(value)) return true;
   // Under an environment variable's name only a version is a pass's (`BUILD_PASS: ubuntu-22.04`).
-  if (ENV_NAME.test(name) || WORDS_AND_YEAR.test(value)) return false;
+  if (ENV_NAME.test(name) || (WORDS_AND_YEAR.test(value) && NOTHING_AFTER.test(after))) return false;
   return CAMEL_CASE_NAME.test(value) || PROSE_AFTER.test(after);
 }
 
@@ -273,12 +276,13 @@ function passwordProse(text: string): RuleMatch[] {
 
 // A line of PostgreSQL's password file (`~/.pgpass`, PGPASSFILE): `host:port:database:user:password`,
 // each of the first four a name or `*` (`db.internal:5432:app:app_user:…`, `*:*:*:postgres:…`), alone
-// on its line but for indentation, a list marker or a code span's backticks. The host is `*`,
+// on its line but for indentation, a list marker, a label (`pgpass: …`), a code span's backticks
+// and a comment after it (`… # prod`). The host is `*`,
 // localhost, or a name with a dot (a time's `12:00:00:…` is none), the port digits or `*`. The
 // password runs to the line's end and is judged as a URL's (heuristics.ts) and, being no word of
 // prose, must look made (as before a host: 8 or more characters of three kinds, or 12 of two).
 const PGPASS_LINE =
-  /^[ \t]{0,8}(?:[-*+>][ \t]{1,4})?`?(?:\*|localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):(?:\*|\d{1,5}):(?:\*|[A-Za-z0-9_.$-]{1,63}):(\*|[A-Za-z0-9_.@$-]{1,63}):([^\s`]{1,200})`?[ \t]*$/gm;
+  /^[ \t]{0,8}(?:[-*+>][ \t]{1,4})?(?:[A-Za-z.][A-Za-z0-9 ._-]{0,40}:[ \t]{1,4})?`?(?:\*|localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):(?:\*|\d{1,5}):(?:\*|[A-Za-z0-9_.$-]{1,63}):(\*|[A-Za-z0-9_.@$-]{1,63}):([^\s`]{1,200})`?[ \t]*(?:#[^\n]{0,200})?$/gm;
 
 function pgpassLines(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
@@ -292,39 +296,59 @@ function pgpassLines(text: string): RuleMatch[] {
 }
 
 // A login and its password written side by side in prose, with no operator a rule above sees:
-// - after a label, the user and the password with a slash between (`Grafana: admin / S3cr3tP4ss!`);
-//   prose writes `Status: done / In progress` and `Ratio: train / test`, so the user is a login's
-//   shape (lower-case letters, digits, `._-`, or an e-mail address) and the password must look made;
+// - a user and a password with a slash between (`Grafana: admin / S3cr3tP4ss!`, `Grafana admin /
+//   …`, `Grafana: Admin/…`). Tech notes write the same shape (`Stack: react / TypeScript-5.4`,
+//   `Branches: main / feature/login-v2`, `Shortcut: ctrl / Cmd+Shift+P`: review s45-1 #1), so it
+//   needs a credential context — the user is an account's name (admin, root, deploy, an e-mail
+//   address…) or the label before it names credentials (`Staging creds: alice / …`) — and the
+//   password must look made and be no path, version, key combination or CamelCase words joined by
+//   `-`. With no blanks around the slash (a path's shape) a label and its `:` must come first;
 // - a user's word and its name, then a password's word (pass, pw, pwd, password) and the password
-//   (`user: deploy pass: Xk9#mP2q`, `login admin, password hunter2-Prod!`): the pair vouches for
-//   the bare `pass`, which alone reads as prose (`tests pass: …`), and six characters of two kinds do.
+//   (`user: deploy pass: Xk9#mP2q`, `login admin, password hunter2-Prod!`). The user holds a letter
+//   or digit and stands apart from its word, the password starts with neither `-` nor `.`
+//   (`docs/user-password-reset-flow.md`, `the user.pass-through option`), and a bare `pass` or `pw`,
+//   a verb in prose (`the user tests pass: …`, `each user login must pass …`), needs a `:` or `=`
+//   after both words; then six characters of two kinds do.
 // A value ends at a `;` (a connection string's next key) and starts with no bracket (`<YourPassword>`).
-// The first is found from its slash out (a slash between blanks is rare; a pattern starting at the
-// label was tried at every word of every memory: 40 ms a pass over the 353 real memories, against 1).
-const LOGIN_SLASH = /[ \t]{1,4}\/[ \t]{1,4}/g;
-const LOGIN_USER = /^[a-z0-9][a-z0-9._-]{0,63}(?:@[a-z0-9.-]{1,253})?$/;
-const PASSWORD_AFTER_SLASH = /(["'`]?)([^\s"'`;<>(){}[\]=:][^\s"'`;]{5,99})\1/y;
+// The first is found from its slash out (a pattern starting at the label was tried at every word of
+// every memory: 40 ms a pass over the 353 real memories, against 1); a walk back from a slash is
+// bounded (64 characters for the user, 60 for the label), so a text of slashes stays linear.
+const LOGIN_SLASH = /[ \t]{0,4}\/[ \t]{0,4}/g;
+const LOGIN_USER = /^[a-z0-9][a-z0-9._-]{0,63}(?:@[a-z0-9.-]{1,253})?$/i;
+// An account's name rather than a word of prose: a built-in or service account, a name built on one
+// (`app_admin`, `svc-grafana`, `deploy-bot`), or an e-mail address.
+const ACCOUNT_NAME =
+  /^(?:admin\w*|administrator|root|superuser|su|sa|sysadmin|deploy(?:er)?|ci|postgres|dba|guest|operator|svc|ec2-user|ubuntu|pi|elastic|jenkins|testuser|demo|[a-z0-9]+[._-](?:admin|user|bot|svc|deploy|ro|rw)|(?:svc|admin|bot|deploy)[._-][a-z0-9._-]+|[^@]+@[^@]+)$/i;
+// A label that names credentials: `Staging creds:`, `Grafana login:`, `DB account:`.
+const CREDENTIAL_LABEL = /\b(?:log[ -]?ins?|sign[ -]?in|creds?|credentials?|accounts?|auth|users?|user[ _-]?names?|passwords?|passwd|pass|pwd|pw)\b/i;
+// What a note's value is and a password is not: a path, a version, a key combination, CamelCase
+// words joined by `-` (`TypeScript-5.4`, `Node20-LTS`), a file's name (`Settings2View.tsx`).
+const NOT_A_SLASH_PASSWORD = /[/+]|\d\.\d|^(?:[A-Z][a-z]+)+\d*(?:-[A-Za-z0-9.]+)+$|^[\w-]+\.[A-Za-z]{1,4}$/;
+const PASSWORD_AFTER_SLASH = /(["'`]?)([^\s"'`;<>(){}[\]=:/][^\s"'`;]{5,99})\1/y;
 const LOGIN_THEN_PASSWORD =
-  /\b(?:user(?:[ _-]?name)?|login|uid)\b[ \t]{0,4}[:=]?[ \t]{0,4}(["'`]?)([A-Za-z0-9._@+-]{1,64})\1[ \t]{0,4}[,;/|]?[ \t]{0,4}(?:and[ \t]{1,4})?(?:password|passwd|pass|pwd|pw)\b[ \t]{0,4}[:=]?[ \t]{0,4}(["'`]?)([^\s"'`;<>(){}[\]=:][^\s"'`;]{5,99})\3/gi;
+  /\b(?:user(?:[ _-]?name)?|login|uid)\b([ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})(["'`]?)([A-Za-z0-9][A-Za-z0-9._@+-]{0,63})\2(?:[ \t]{1,4}|[ \t]{0,4}[,;/|][ \t]{0,4})(?:and[ \t]{1,4})?(password|passwd|pass|pwd|pw)\b([ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})(["'`]?)([^\s"'`;<>(){}[\]=:.-][^\s"'`;]{5,99})\6/gi;
 
 /**
- * The user of `Label: user / …` ending at `end` (where the blanks before the slash start), or null:
- * a login's shape, after a `:` and one to four blanks, the `:` after a label — up to 41 letters,
- * digits, blanks and `._-` holding a letter that starts a word.
+ * The user of `[Label[:]] user / …` ending at `end` (where the blanks before the slash start), or
+ * null: a login's shape, at a line's start or after blanks or a label's `:`, in a credential context
+ * (an account's name, or a label naming credentials). `spaced` is whether blanks surround the slash;
+ * without them a label and its `:` must come first.
  */
-function loginBefore(text: string, end: number): string | null {
+function loginBefore(text: string, end: number, spaced: boolean): string | null {
   let start = end;
-  while (start > 0 && end - start < 319 && /[a-z0-9._@-]/.test(text[start - 1]!)) start--;
+  while (start > 0 && end - start < 64 && /[A-Za-z0-9._@-]/.test(text[start - 1]!)) start--;
   const user = text.slice(start, end);
-  if (!LOGIN_USER.test(user)) return null;
-  let colon = start;
-  while (colon > 0 && start - colon < 4 && (text[colon - 1] === ' ' || text[colon - 1] === '\t')) colon--;
-  if (colon === start || text[colon - 1] !== ':') return null;
-  colon--;
-  for (let s = colon - 1; s >= 0 && colon - s <= 41 && /[A-Za-z0-9 ._-]/.test(text[s]!); s--) {
-    if (/[A-Za-z]/.test(text[s]!) && (s === 0 || !/[A-Za-z0-9_]/.test(text[s - 1]!))) return user;
-  }
-  return null;
+  if (!LOGIN_USER.test(user) || (start > 0 && /[A-Za-z0-9._@-]/.test(text[start - 1]!))) return null;
+  let before = start;
+  while (before > 0 && start - before < 4 && (text[before - 1] === ' ' || text[before - 1] === '\t')) before--;
+  const colon = before > 0 && text[before - 1] === ':';
+  if (!colon && !spaced) return null;
+  if (!colon && before === start && before > 0 && text[before - 1] !== '\n') return null;
+  const labelEnd = colon ? before - 1 : before;
+  let labelStart = labelEnd;
+  while (labelStart > 0 && labelEnd - labelStart < 60 && text[labelStart - 1] !== '\n') labelStart--;
+  const label = text.slice(labelStart, labelEnd);
+  return ACCOUNT_NAME.test(user) || CREDENTIAL_LABEL.test(label) ? user : null;
 }
 
 function loginPairs(text: string): RuleMatch[] {
@@ -333,18 +357,25 @@ function loginPairs(text: string): RuleMatch[] {
     const password = quote === '' ? raw.replace(SENTENCE_END, '') : raw;
     if (looksLikePlaceholderUrlPassword(password, user) || looksLikeReference(password) || /^\d+$/.test(password)) return;
     if (password.length < 6 || entropy(password) < 2.0 || charClasses(password) < 2) return;
-    if (made && (!looksMade(password, 8) || hashingTerm(password))) return;
+    if (made && (!looksMade(password, 8) || hashingTerm(password) || NOT_A_SLASH_PASSWORD.test(password))) return;
     const start = m.index! + m[0].length - raw.length - quote.length;
     found.push({ start, end: start + password.length });
   };
   for (const slash of text.matchAll(LOGIN_SLASH)) {
-    const user = loginBefore(text, slash.index);
+    // Blanks on both sides of the slash or on neither (`admin /x` is neither form).
+    const spaced = slash[0][0] !== '/';
+    if (spaced !== (slash[0].at(-1) !== '/')) continue;
+    const user = loginBefore(text, slash.index, spaced);
     if (user === null) continue;
     PASSWORD_AFTER_SLASH.lastIndex = slash.index + slash[0].length;
     const m = PASSWORD_AFTER_SLASH.exec(text);
     if (m !== null) judge(m, user, m[1]!, m[2]!, true);
   }
-  for (const m of text.matchAll(LOGIN_THEN_PASSWORD)) judge(m, m[2]!, m[3]!, m[4]!, false);
+  for (const m of text.matchAll(LOGIN_THEN_PASSWORD)) {
+    const bare = /^(?:pass|pw)$/i.test(m[4]!);
+    if (bare && !(/[:=]/.test(m[1]!) && /[:=]/.test(m[5]!))) continue;
+    judge(m, m[3]!, m[6]!, m[7]!, false);
+  }
   return found;
 }
 
@@ -877,7 +908,7 @@ const RULE_SPECS: RuleSpec[] = [
     severity: 'warning',
     // Below the generic rule: a password it reports after the word (`login admin password …`) stays its.
     priority: -1,
-    hint: /[ \t]\/[ \t]|user|login|uid/i,
+    hint: /\/|user|login|uid/i,
     find: loginPairs,
   },
   {

