@@ -301,8 +301,9 @@ function pgpassLines(text: string): RuleMatch[] {
 //   `Branches: main / feature/login-v2`, `Shortcut: ctrl / Cmd+Shift+P`: review s45-1 #1), so it
 //   needs a credential context — the user is an account's name (admin, root, deploy, an e-mail
 //   address…) or the label before it names credentials (`Staging creds: alice / …`) — and the
-//   password must look made and be no path, version, key combination or CamelCase words joined by
-//   `-`. With no blanks around the slash (a path's shape) a label and its `:` must come first;
+//   password must look made and be no name (`Guest2Access`), path, version, key combination or
+//   capitalised words joined by `-` (`OpenID-Connect`; a passphrase so written is missed here, not
+//   after `password`). With no blanks around the slash (a path's shape) a label and its `:` must come first;
 // - a user's word and its name, then a password's word (pass, pw, pwd, password) and the password
 //   (`user: deploy pass: Xk9#mP2q`, `login admin, password hunter2-Prod!`). The user holds a letter
 //   or digit and stands apart from its word, the password starts with neither `-` nor `.`
@@ -323,7 +324,16 @@ const ACCOUNT_NAME =
 const CREDENTIAL_LABEL = /\b(?:log[ -]?ins?|sign[ -]?in|creds?|credentials?|accounts?|auth|users?|user[ _-]?names?|passwords?|passwd|pass|pwd|pw)\b/i;
 // What a note's value is and a password is not: a path, a version, a key combination, CamelCase
 // words joined by `-` (`TypeScript-5.4`, `Node20-LTS`), a file's name (`Settings2View.tsx`).
-const NOT_A_SLASH_PASSWORD = /[/+]|\d\.\d|^(?:[A-Z][a-z]+)+\d*(?:-[A-Za-z0-9.]+)+$|^[\w-]+\.[A-Za-z]{1,4}$/;
+const NOT_A_SLASH_PASSWORD = /[/+]|\d\.\d|^[A-Z][A-Za-z0-9]*(?:-[A-Z0-9][A-Za-z0-9.]*)+$|^[\w-]+\.[A-Za-z]{1,4}$/;
+
+/**
+ * Whether a value after a login's slash is made rather than named: it holds a character no name
+ * holds (`S3cr3tP4ss!`), or letters and digits take turns four or more times (`Xk9mQ2zP`) — a name
+ * with a digit (`Guest2Access`, `GitHubActions2`, `Terraform2Modules`, `sudo-Enabled2`) is a note's.
+ */
+function madeAfterSlash(value: string): boolean {
+  return /[^A-Za-z0-9._-]/.test(value) || (value.match(/[A-Za-z]+|[0-9]+/g) ?? []).length >= 4;
+}
 const PASSWORD_AFTER_SLASH = /(["'`]?)([^\s"'`;<>(){}[\]=:/][^\s"'`;]{5,99})\1/y;
 const LOGIN_THEN_PASSWORD =
   /\b(?:user(?:[ _-]?name)?|login|uid)\b([ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})(["'`]?)([A-Za-z0-9][A-Za-z0-9._@+-]{0,63})\2(?:[ \t]{1,4}|[ \t]{0,4}[,;/|][ \t]{0,4})(?:and[ \t]{1,4})?(password|passwd|pass|pwd|pw)\b([ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})(["'`]?)([^\s"'`;<>(){}[\]=:.-][^\s"'`;]{5,99})\6/gi;
@@ -355,9 +365,10 @@ function loginPairs(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   const judge = (m: RegExpMatchArray, user: string, quote: string, raw: string, made: boolean) => {
     const password = quote === '' ? raw.replace(SENTENCE_END, '') : raw;
+
     if (looksLikePlaceholderUrlPassword(password, user) || looksLikeReference(password) || /^\d+$/.test(password)) return;
     if (password.length < 6 || entropy(password) < 2.0 || charClasses(password) < 2) return;
-    if (made && (!looksMade(password, 8) || hashingTerm(password) || NOT_A_SLASH_PASSWORD.test(password))) return;
+    if (made && (!looksMade(password, 8) || !madeAfterSlash(password) || hashingTerm(password) || NOT_A_SLASH_PASSWORD.test(password))) return;
     const start = m.index! + m[0].length - raw.length - quote.length;
     found.push({ start, end: start + password.length });
   };

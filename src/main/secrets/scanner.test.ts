@@ -147,14 +147,21 @@ const CLEAN: [string, string][] = [
   ['two databases after a label', 'DB: sqlite / PostgreSQL16'],
   ['a keyboard shortcut after a label', 'Shortcut: ctrl / Cmd+Shift+P'],
   ['a runtime pair after a label', 'Runtime: node / Node20-LTS'],
-  ['a path after a label, no blanks', 'Layout: src/main/App.tsx\nSee: admin/Settings2View.tsx'],
+  [
+    'names after a label about accounts or an account',
+    'Users: admin / Guest2Access\nAccess: root / sudo-Enabled2\nAuth: OAuth2 / OpenID-Connect\nLogin: SSO / Okta2FA-Push\nAccounts: ci / GitHubActions2\nUser flow: signup / Onboarding2Step',
+  ],
+  ['a path after a label, no blanks', 'Layout: src/main/App.tsx\nSee: admin/Settings2View.tsx\nRepo: deploy/Terraform2Modules'],
   // Review s45-1 #2: "user … pass …" inside identifiers and plain sentences.
   ['a file name holding user-password', 'See docs/user-password-reset-flow.md'],
   ['a route holding user-password', 'Route: /api/user-password-reset'],
   ['an option named user.pass-through', 'the user.pass-through option'],
   ['a sentence where a login must pass checks', 'Each user login must pass OAuth2-PKCE checks'],
   ['a sentence where user tests pass', 'the user tests pass: Suite-A12'],
-  ['an anchor holding username-password', '#cannot-have-a-username-password-port'],
+  [
+    'an anchor holding username-password (whatwg-url README)',
+    '- [Cannot have a username/password/port](https://url.spec.whatwg.org/#cannot-have-a-username-password-port)',
+  ],
   // Review s45-1 #8: a word and a year under a pass's name with prose after is a pass's.
   ['word and year under second-pass, prose after', 'second-pass: Cleanup2024 finished'],
   ['word and year under reviewPass, prose after', 'reviewPass: Sprint2024 notes'],
