@@ -20,7 +20,6 @@ import path from 'node:path';
 import { processDataDir } from '../core/data-dir.js';
 import { errCode } from '../core/fs-errors.js';
 import { writeDataFile } from '../core/safe-fs.js';
-import { shownHead } from './heuristics.js';
 
 /** Where the key lives in a data dir. */
 export const FINGERPRINT_KEY_FILE = path.join('secrets', 'fingerprint.key');
@@ -130,9 +129,19 @@ export interface SecretTrace {
 // every secret still held read as gone (review s44 #1).
 const traceKey = randomBytes(32);
 
+/**
+ * The leading characters of a secret a trace looks for it by: kept only in this process's memory,
+ * never printed — a finding's mask shows none of them (heuristics.ts `maskSecret`). Before session
+ * 45 a mask showed them (scanner.ts `oldMask` still reads records masked so).
+ */
+export function traceHead(secret: string): string {
+  const chars = [...secret];
+  return chars.slice(0, chars.length >= 16 ? 4 : chars.length >= 8 ? 2 : 1).join('');
+}
+
 /** The trace of `secret`: compared only in this process (its fingerprint is never printed). */
 export function traceOf(secret: string): SecretTrace {
-  return { fingerprint: keyed(traceKey, secret), length: secret.length, head: shownHead(secret) };
+  return { fingerprint: keyed(traceKey, secret), length: secret.length, head: traceHead(secret) };
 }
 
 /**

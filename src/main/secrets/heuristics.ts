@@ -224,15 +224,6 @@ export function looksLikeReference(value: string): boolean {
   );
 }
 
-/**
- * The leading characters of a secret a trace looks for it by (fingerprint.ts `traceOf`): kept only in
- * this process's memory, never printed — a finding's mask shows none of them ({@link maskSecret}).
- */
-export function shownHead(secret: string): string {
-  const chars = [...secret];
-  return chars.slice(0, chars.length >= 16 ? 4 : chars.length >= 8 ? 2 : 1).join('');
-}
-
 // Past this many characters a mask says the length in digits rather than a star for each.
 const MASK_STARS = 32;
 

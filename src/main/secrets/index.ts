@@ -9,6 +9,7 @@ export {
   maskedPath,
   maskSecretsIn,
   redactFinding,
+  remasked,
   scanContent,
   scanDir,
   scanFile,

@@ -15,7 +15,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { lintSource } from '@secretlint/core';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
-import { fingerprintMatches, fingerprinter } from './fingerprint.js';
+import { fingerprintMatches, fingerprinter, traceHead } from './fingerprint.js';
 import { looksLikePlaceholderUrlPassword, looksMasked, maskSecret } from './heuristics.js';
 import { PRESET_FORMATS, SECRET_RULES, rulesToRun } from './rules.js';
 import { base64View, decodedView, joinedView, nameView, originalRange } from './views.js';
@@ -434,17 +434,40 @@ async function readForScan(file: string, maxBytes: number): Promise<{ text: stri
  * that holds a secret — a finding `where: 'name'`, its range in `rel` — replaced by the masked
  * form, so reporting where a secret is never prints it. Findings in the content are ignored.
  */
-export function maskedPath(full: string, rel: string, findings: readonly Finding[]): string {
+export function maskedPath(full: string, rel: string, findings: readonly Finding[], mask = (f: Finding): string => f.match): string {
   let masked = rel;
   const inName = findings.filter((f) => f.where === 'name');
-  for (const f of inName.sort((a, b) => b.range[0] - a.range[0])) masked = masked.slice(0, f.range[0]) + f.match + masked.slice(f.range[1]);
+  for (const f of inName.sort((a, b) => b.range[0] - a.range[0])) masked = masked.slice(0, f.range[0]) + mask(f) + masked.slice(f.range[1]);
   return full.slice(0, full.length - rel.length) + masked;
 }
 
-/** A path relative to a memory folder (`team/x.md`, `retros/2026.md`) with each secret in it masked as {@link maskedPath} masks it, and those secrets. */
-export async function maskedName(name: string): Promise<{ masked: string; inName: Finding[] }> {
+/**
+ * A path relative to a memory folder (`team/x.md`, `retros/2026.md`) with each secret in it masked
+ * as {@link maskedPath} masks it, those secrets, and the path as masks before session 45 wrote it
+ * (`oldMasked`, {@link oldMask}): records kept from then (allowed.json's `file`) name it so.
+ */
+export async function maskedName(name: string): Promise<{ masked: string; inName: Finding[]; oldMasked: string }> {
   const inName = (await scanText('', { name })).filter((f) => f.where === 'name' && f.rule !== SCANNER_ERROR_RULE);
-  return { masked: maskedPath(name, name, inName), inName };
+  return { masked: maskedPath(name, name, inName), inName, oldMasked: maskedPath(name, name, inName, (f) => oldMask(name.slice(...f.range))) };
+}
+
+/** How a secret was masked before session 45: its first 1 to 4 characters (fingerprint.ts `traceHead`) and 4 to 12 stars. */
+function oldMask(secret: string): string {
+  const head = traceHead(secret);
+  return `${head}${'*'.repeat(Math.min(12, Math.max(4, [...secret].length - [...head].length)))}`;
+}
+
+// The public prefix of each rule's tokens by the rule a finding names (`memdir/stripe-key`, `github/…`).
+const PREFIX_BY_RULE = new Map(SECRET_RULES.flatMap((r) => (r.prefix ? [[r.reportedAs ?? `memdir/${r.id}`, r.prefix] as const] : [])));
+
+/**
+ * A finding's `match` as kept in a record (alerts.json, allowed.json), masked as today: a mask
+ * written before session 45 showed a secret's first characters (`Tr**********`), now only stars of
+ * its length, or the rule's public prefix and stars (`ghp_************`). A mask of today is kept.
+ */
+export function remasked(match: string, rule: string): string {
+  if (/^\**(?:…\(\d+\))?$/.test(match)) return match;
+  return maskSecret(match, PREFIX_BY_RULE.get(rule) ?? PRESET_PREFIXES.get(rule.slice(0, rule.indexOf('/'))));
 }
 
 /** `text` with every secret the scanner finds in it masked (as a finding's `match`), to quote back what someone typed. */

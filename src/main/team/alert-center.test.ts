@@ -102,6 +102,50 @@ describe('AlertCenter', () => {
     ]);
   });
 
+  // Review s45-1 #3: masks before session 45 showed a secret's first 2 to 4 characters and up to 12 stars.
+  it('a name allowed by Move anyway under the old mask stays allowed, and no old record shows a character of a password', async () => {
+    const key = ['sk_live_', 'Wd4Rt8Yq', 'Nz2Kx7Lp', 'Dm4Hc9Vs'].join('');
+    const named = `reference_${key}.md`;
+    const memoryDir = path.join(tmp, 'memory');
+    const { inName } = await maskedName(`team/${named}`);
+    const password = 'Tr0ub4dor&3x';
+    const [inText] = await scanText(`password: ${password}\n`, { file: 'team/ops.md' });
+    // allowed.json as Memdir wrote it before session 45: the name masked as `sk_l************`, a password as `Tr**********`.
+    const oldName = `team/reference_sk_l${'*'.repeat(12)}.md`;
+    const record = (f: { fingerprint: string; rule: string }, file: string, match: string, only?: 'name') => ({
+      memoryDir,
+      space: 'team',
+      fingerprint: f.fingerprint,
+      rule: f.rule,
+      file,
+      match,
+      who: 'me',
+      why: 'on purpose',
+      at: '2026-12-05T23:00:00.000Z',
+      ...(only ? { only } : {}),
+    });
+    await fs.mkdir(path.join(dataDir, 'alerts'), { recursive: true });
+    await fs.writeFile(
+      path.join(dataDir, 'alerts', 'allowed.json'),
+      JSON.stringify({
+        version: 1,
+        allowed: [record(inName[0]!, oldName, `sk_l${'*'.repeat(12)}`, 'name'), record(inText!, 'team/ops.md', `Tr${'*'.repeat(10)}`)],
+      }),
+    );
+    const center = new AlertCenter(dataDir);
+    await center.raise({ topic: 'secret:old', kind: 'secret', title: 't', message: `Password on line 1 (${inText!.match})`, memoryDir, findings: [inText!] });
+    const alertsFile = path.join(dataDir, 'alerts', 'alerts.json');
+    await fs.writeFile(alertsFile, (await fs.readFile(alertsFile, 'utf8')).replaceAll(inText!.match, `Tr${'*'.repeat(10)}`));
+    const fresh = new AlertCenter(dataDir);
+    const [found] = await scanText('No secret here.\n', { file: `team/${named}`, name: named });
+    expect(await fresh.isAllowed(memoryDir, 'team', found!, { rel: `team/${named}`, content: 'No secret here.\n' })).toBe(true);
+    const { alerts, allowed } = await fresh.list();
+    const shown = [...allowed.map((a) => a.match), ...alerts.flatMap((a) => a.findings.map((f) => f.match))];
+    expect(shown).toHaveLength(3);
+    for (const match of shown) expect(match, match).toMatch(/^\*+$/);
+    expect(alerts[0]!.message).not.toContain('Tr*');
+  });
+
   // Review 4, S2: the finding that stands for more secrets than are listed has no fingerprint.
   it('refuses to allow the finding for more secrets than are listed, in words, and keeps it in the alert', async () => {
     // More than the scanner lists of one kind (200).

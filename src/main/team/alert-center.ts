@@ -32,7 +32,7 @@ import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { indexLinks, parseIndex } from '../../shared/index-format.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { withMemoryLock } from '../core/memory-lock.js';
-import { fingerprintMatches, maskedName } from '../secrets/index.js';
+import { fingerprintMatches, maskedName, remasked } from '../secrets/index.js';
 import { writeDataFile } from '../core/safe-fs.js';
 import { MemdirError } from '../../shared/errors.js';
 import { PERSONAL_SPACE, type SyncSpace, TEAM_SPACE } from './sync-space.js';
@@ -109,8 +109,17 @@ export class AlertCenter {
         return null;
       }
     };
-    this.alerts = (await read(this.file, alertsFileSchema))?.alerts ?? [];
-    this.allowed = ((await read(this.allowedFile, allowedFileSchema))?.allowed ?? []).map((a) => withSpace(narrowedOldMove(a)));
+    // A record kept before session 45 shows a secret's first characters in its mask: masked as today when read.
+    this.alerts = ((await read(this.file, alertsFileSchema))?.alerts ?? []).map((a) => {
+      const findings = a.findings.map((f) => ({ ...f, match: remasked(f.match, f.rule) }));
+      // Its message quotes each mask (`secretAlertMessage`).
+      const message = a.findings.reduce((said, f, i) => (f.match === '' ? said : said.split(`(${f.match})`).join(`(${findings[i]!.match})`)), a.message);
+      return { ...a, findings, message };
+    });
+    this.allowed = ((await read(this.allowedFile, allowedFileSchema))?.allowed ?? []).map((a) => ({
+      ...withSpace(narrowedOldMove(a)),
+      match: remasked(a.match, a.rule),
+    }));
     this.stamp = stamp;
     return { alerts: this.alerts, allowed: this.allowed };
   }
@@ -407,19 +416,23 @@ export interface FindingPlace {
 }
 
 /**
- * Whether `finding` is in the name allowed as `file` (masked, relative to the memory dir): in that
- * file's own name, or inside a link to it on a line of an index (`MEMORY.md`) — its pointer.
+ * Whether `finding` is in the name allowed as `file` (masked, relative to the memory dir, as today
+ * or before session 45 — an allow recorded then still holds): in that file's own name, or inside a
+ * link to it on a line of an index (`MEMORY.md`) — its pointer.
  */
 async function namesAllowedFile(file: string, finding: Finding, place: FindingPlace): Promise<boolean> {
-  if (finding.where === 'name') return (await maskedName(place.rel)).masked === file;
+  if (finding.where === 'name') {
+    const { masked, oldMasked } = await maskedName(place.rel);
+    return masked === file || oldMasked === file;
+  }
   if (path.posix.basename(place.rel) !== INDEX_FILE) return false;
   const index = parseIndex(place.content);
   const raw = index.lines[finding.line - 1]?.raw;
   if (raw === undefined) return false;
   for (const link of indexLinks(index).filter((l) => l.line === finding.line)) {
     const target = path.posix.normalize(path.posix.join(path.posix.dirname(place.rel), link.file));
-    const { masked, inName } = await maskedName(target);
-    if (masked !== file || !inName.some((f) => f.fingerprint === finding.fingerprint)) continue;
+    const { masked, oldMasked, inName } = await maskedName(target);
+    if ((masked !== file && oldMasked !== file) || !inName.some((f) => f.fingerprint === finding.fingerprint)) continue;
     // The secret itself lies in the link's target, `](file)`, not elsewhere on the line.
     const at = raw.indexOf(`](${link.file})`);
     const column = finding.column - 1;
