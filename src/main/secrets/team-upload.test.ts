@@ -11,6 +11,7 @@ import type { CliIo } from '../../cli/command.js';
 import { runCli } from '../../cli/main.js';
 import { type ServerProcess, startServerProcess } from '../../server/test-support/server-process.js';
 import { AlertCenter } from '../team/alert-center.js';
+import { maskedName } from './index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MEMDIR = ['--import', 'tsx', path.resolve(here, '../../cli/memdir.ts')];
@@ -144,15 +145,9 @@ const HELD_FOR_OTHER_REASONS = {
   target: `ghp_${rand(ALNUM, 36)}`,
 };
 
-/** How a secret is masked: a token's public prefix (`ghp_`, `AKIA`) and twelve stars, anything else a star a character (32 at most, then the count). */
-const masked = (secret: string): string =>
-  /^(?:ghp_|AKIA)/.test(secret)
-    ? `${secret.slice(0, 4)}${'*'.repeat(12)}`
-    : secret.length <= 32
-      ? '*'.repeat(secret.length)
-      : `${'*'.repeat(32)}…(${secret.length})`;
-/** A file as its sync report and alert name it: a secret in its name masked as the scanner masks it. */
-const shown = (leak: { key: string; secret: string }): string => leak.key.replace(leak.secret, masked(leak.secret));
+/** Each file as its sync report and alert name it: a secret in its name masked by the scanner's own mask (maskedName, heuristics.ts maskSecret). */
+const shownNames = new Map<string, string>();
+const shown = (leak: { key: string }): string => shownNames.get(leak.key)!;
 const IN_NAMES = LEAKS.filter((l) => l.key.includes(l.secret));
 
 let root: string;
@@ -183,6 +178,7 @@ async function memdir(args: string[], stdin?: string): Promise<{ code: number; o
 }
 
 beforeAll(async () => {
+  for (const leak of LEAKS) shownNames.set(leak.key, (await maskedName(leak.key)).masked);
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-secret-upload-')));
   home = path.join(root, 'claude-home');
   dataDir = path.join(root, 'data');
@@ -242,6 +238,7 @@ describe('a team sync to a real server', () => {
     expect(status.code).toBe(1);
     const waiting = (JSON.parse(status.out) as { waiting: { key: string; reason: string }[] }).waiting;
     for (const leak of LEAKS) expect(waiting).toContainEqual(expect.objectContaining({ key: shown(leak), reason: 'secret' }));
+    for (const leak of IN_NAMES) expect(shown(leak), leak.key).not.toContain(leak.secret);
 
     const alerts = (await new AlertCenter(dataDir).list()).alerts.filter((a) => a.kind === 'secret' && a.status === 'open');
     // The alert still points at the file (Open), but says its name as the report does: masked.
@@ -271,9 +268,9 @@ describe('a team sync to a real server', () => {
     const said = [sync.out, status.out, text.out, JSON.stringify(alerts)].join('\n');
     for (const token of Object.values(HELD_FOR_OTHER_REASONS)) expect(said).not.toContain(token.slice(4));
     // Still named, masked as a secret's name is.
-    expect(text.out).toContain(`team/link_${HELD_FOR_OTHER_REASONS.link.slice(0, 4)}${'*'.repeat(12)}.md`);
+    expect(text.out).toContain(`team/${(await maskedName(`link_${HELD_FOR_OTHER_REASONS.link}.md`)).masked}`);
     expect(report.waiting).toContainEqual(
-      expect.objectContaining({ key: `user_${HELD_FOR_OTHER_REASONS.user.slice(0, 4)}${'*'.repeat(12)}.md`, reason: 'user-memory' }),
+      expect.objectContaining({ key: (await maskedName(`user_${HELD_FOR_OTHER_REASONS.user}.md`)).masked, reason: 'user-memory' }),
     );
   });
 
