@@ -119,9 +119,10 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
     await tabTo(page, 'Allow…');
     await page.keyboard.press('Enter');
     await expect.poll(() => focused(page)).toBe('Why it is safe to share');
-    // The form is read by what was found and where, not by the masked secret's stars.
+    // The form is read by what was found and where, not by the masked secret's stars: the first
+    // finding is in a file's name (newest alert first), said as the Where column says it, not "line 0".
     const form = await page.getByRole('form', { name: /^Allow / }).getAttribute('aria-label');
-    expect(form).toMatch(/^Allow [A-Za-z].*, line \d+$/);
+    expect(form).toMatch(/^Allow [A-Za-z][^*]*, in its name$/);
     await page.keyboard.press('Escape');
     await page.getByRole('form', { name: /^Allow / }).waitFor({ state: 'detached' });
     expect(await focused(page)).toBe('Allow…');
@@ -135,6 +136,9 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
     await tabTo(page, 'Rename…');
     await page.keyboard.press('Enter');
     await expect.poll(() => focused(page)).toBe('New file name');
+    // A finding in a file's name is read as the Where column says it, never by its mask's stars.
+    const rename = await page.getByRole('form', { name: /^Rename / }).getAttribute('aria-label');
+    expect(rename).toMatch(/^Rename the file holding [A-Za-z][^*]*, in its name$/);
     await page.keyboard.press('Escape');
     await page.getByRole('form', { name: /^Rename / }).waitFor({ state: 'detached' });
     expect(await focused(page)).toBe('Rename…');
@@ -142,6 +146,18 @@ describe.skipIf(!HAS_BROWSER)(`the rest of the keyboard and screen-reader review
     await tabTo(page, 'Cancel');
     await page.keyboard.press('Enter');
     expect(await focused(page)).toBe('Rename…');
+    // The same finding's Allow…, then the next one's: a finding in a file's text, read with its line.
+    for (const where of [/, in its name$/, /, line [1-9]\d*$/]) {
+      await tabTo(page, 'Allow…');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => focused(page)).toBe('Why it is safe to share');
+      const label = await page.getByRole('form', { name: /^Allow / }).getAttribute('aria-label');
+      expect(label).toMatch(/^Allow [A-Za-z][^*]*, /);
+      expect(label).toMatch(where);
+      await page.keyboard.press('Escape');
+      await page.getByRole('form', { name: /^Allow / }).waitFor({ state: 'detached' });
+      expect(await focused(page)).toBe('Allow…');
+    }
     expect(errors).toEqual([]);
   });
 

@@ -55,6 +55,14 @@ export function reportedFinding(f: Finding) {
 }
 
 /**
+ * Where a finding is, in words: "in its name" (a name has no line: a finding there says line 0) or
+ * "line N" — as the Alerts view's Where column says it, and the forms acting on it are read.
+ */
+export function whereFound(f: Pick<Finding, 'where' | 'line'>): string {
+  return f.where === 'name' ? 'in its name' : `line ${f.line}`;
+}
+
+/**
  * A secret a save would add to a memory (the refusal of a save, \`secret-found\`): what it is,
  * masked, where, and the fingerprint that saves it anyway on purpose.
  */

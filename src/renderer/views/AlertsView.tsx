@@ -8,7 +8,7 @@
 import { type RefObject, useEffect, useRef, useState } from 'react';
 import type { AlertRecord } from '../../shared/contract/alerts.js';
 import { shownFileOf } from '../../shared/alert-file.js';
-import type { Finding } from '../../shared/secret-types.js';
+import { type Finding, whereFound } from '../../shared/secret-types.js';
 import { Breakable } from '../components/Breakable.js';
 import { type CardColumn, CardRow, CardTable } from '../components/CardTable.js';
 import { useDialogFocus } from '../components/DialogFocus.js';
@@ -35,7 +35,7 @@ function AllowForm({
       ref={ref}
       onKeyDown={onKeyDown}
       className="inline-form"
-      aria-label={`Allow ${finding.title}, line ${finding.line}`}
+      aria-label={`Allow ${finding.title}, ${whereFound(finding)}`}
       onSubmit={(e) => {
         e.preventDefault();
         void useAlerts
@@ -82,7 +82,7 @@ function RenameForm({
       ref={ref}
       onKeyDown={onKeyDown}
       className="inline-form"
-      aria-label={`Rename the file holding ${finding.match}`}
+      aria-label={`Rename the file holding ${finding.title}, ${whereFound(finding)}`}
       onSubmit={(e) => {
         e.preventDefault();
         void useAlerts
@@ -122,7 +122,7 @@ function Findings({ alert }: { alert: AlertRecord }) {
     <CardTable label={`Findings in ${shownFileOf(alert)}`} columns={FINDING_COLUMNS}>
       {alert.findings.map((f) => (
         <CardRow key={f.fingerprint || `${f.line}:${f.column}`}>
-          <td className={f.where === 'name' ? undefined : 'num'}>{f.where === 'name' ? 'in its name' : f.line}</td>
+          <td className={f.where === 'name' ? undefined : 'num'}>{f.where === 'name' ? whereFound(f) : f.line}</td>
           <td>
             {f.title}{' '}
             <span className="muted small">
