@@ -144,7 +144,7 @@ const CLEAN: [string, string][] = [
   ['model names after a label', 'Model: sonnet / claude-opus-4-1'],
   ['branch names after a label, one holding login', 'Branches: main / feature/login-v2'],
   ['a folder and a path after a label', 'Layout: src / src/main/App.tsx'],
-  ['two databases after a label', 'DB: sqlite / PostgreSQL16'],
+  ['two databases after a label', 'DB: sqlite / PostgreSQL16\nDB: postgres / PostgreSQL16'],
   ['a keyboard shortcut after a label', 'Shortcut: ctrl / Cmd+Shift+P'],
   ['a runtime pair after a label', 'Runtime: node / Node20-LTS'],
   [
