@@ -22,7 +22,7 @@ import { locateProject, ProjectNotFoundError } from '../memdir/index.js';
 import { type CredentialStore, loadAppSettings } from '../settings/index.js';
 import { listTranscriptsIn, type TrailingTurnPolicy } from '../transcripts/index.js';
 import path from 'node:path';
-import { ExtractBusyError, type ExtractTranscriptResult, extractTranscript, isInternalProject, projectOfTranscript } from './extract-memories.js';
+import { ExtractBusyError, extractTranscript, isInternalProject, projectOfTranscript } from './extract-memories.js';
 import { type Carried, ExtractionStore } from './extraction-store.js';
 import { ExtractPartlySavedError } from './extraction-run.js';
 import { noSessionsToExtract } from './no-sessions.js';
@@ -257,11 +257,8 @@ export class ExtractionService {
         const newTurns = Math.max(held?.newTurns ?? 0, next.newTurns ?? 1);
         const seenFrom = earliest(held?.seenFrom, next.seenFrom);
         const closeTrailingTurn = stronger(next.closeTrailingTurn, held?.closeTrailingTurn ?? 'never');
-        const ran = await this.runJob(file, project, { ...next, closeTrailingTurn }, { newTurns, seenFrom }).then(
-          () => true,
-          () => false,
-        );
-        // The carry follows: cleared by a run that succeeded, kept by one that failed — but for the
+        const ran = await this.runJob(file, project, { ...next, closeTrailingTurn }, { newTurns, seenFrom }).catch(() => false);
+        // The carry follows: cleared by a run that succeeded, kept by one that failed or close stopped — but for the
         // turn ends held meanwhile (what it holds beyond what this run found at its start), which a
         // later run reads. A change the disk refuses stands in this process (the next run of this
         // transcript counts those turns) and is written with the next one it takes; a note left
@@ -293,18 +290,24 @@ export class ExtractionService {
     return true;
   }
 
+  /**
+   * One run as a job. True when it did what it was asked (or someone else's run covers it); false
+   * when close stopped it, which extractTranscript reports by returning what it had read before the
+   * signal (often nothing) rather than by throwing: the turns are still owed. Throws when it failed.
+   */
   private async runJob(
     file: string,
     project: string,
     request: ExtractRequest,
     firstSeen: { newTurns: number; seenFrom: number | undefined },
-  ): Promise<ExtractTranscriptResult | null> {
+  ): Promise<boolean> {
+    let stopped = false;
     const { job, result } = this.deps.jobs.start(
       { kind: 'extract', title: `Extract memories (${path.basename(file, '.jsonl').slice(0, 8)})`, dir: project },
       async (ctx) => {
         const { mode, enabled, provider, timeoutMs } = await this.settings();
         try {
-          return await extractTranscript({
+          const outcome = await extractTranscript({
             home: this.deps.home(),
             dataDir: this.deps.dataDir,
             env: this.deps.env,
@@ -320,6 +323,8 @@ export class ExtractionService {
             timeoutMs,
             onProgress: (message) => ctx.progress({ step: message }),
           });
+          stopped = ctx.signal.aborted;
+          return outcome;
         } catch (error) {
           // Someone else (the CLI, another run) is on it: their run covers these turns.
           if (error instanceof ExtractBusyError) {
@@ -337,7 +342,7 @@ export class ExtractionService {
     if (this.closed) this.deps.jobs.cancel(job.id);
     const outcome = await result.finally(() => this.jobIds.delete(job.id));
     if (outcome?.wrote) this.deps.onWrote?.(outcome.project, outcome.memoryDir);
-    return outcome;
+    return !stopped;
   }
 
   /** "Extract now": every session transcript of a project, one after another, as one job. */

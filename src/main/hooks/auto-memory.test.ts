@@ -9,6 +9,7 @@ import { ExtractionStore } from '../extract/extraction-store.js';
 import { type ExtractFixture, createExtractFixture, fakeProvider, operationsReply } from '../extract/test-support/extract-fixture.js';
 import { AutoMemory } from './auto-memory.js';
 import { runHook, spoolDir } from '../hook-spool/index.js';
+import { applyHooksChange, planHooksChange, readHooksStatus } from './claude-settings-hooks.js';
 import { waitFor } from '../core/test-support/wait-for.js';
 
 let fx: ExtractFixture;
@@ -213,6 +214,57 @@ describe('AutoMemory in the running app', () => {
     // as the test's own clean-up removed it), and the turn is still owed for the next start.
     expect(ctx.jobs.list().filter((j) => j.kind === 'extract' && (j.state === 'running' || j.state === 'queued'))).toEqual([]);
     expect(Object.values(await new ExtractionStore(fx.dataDir).loadCarry())).toEqual([expect.objectContaining({ newTurns: 1 })]);
+  });
+
+  // s45: the run was cancelled before it asked the model (still getting its settings, or reading the
+  // transcript): it returned what it had read — nothing — and the service took that for a run that
+  // succeeded, so the carry was cleared. With hooks connected the turn, gone from the spool, was then
+  // never extracted; without, only the next start's catch-up of the transcript found it again.
+  it.each([
+    ['not connected', false],
+    ['connected', true],
+  ])('closing while a run is still getting ready, before it asks the model, leaves the turn owed on disk (hooks %s)', async (_, connected) => {
+    // Session Memory asks the model for its note too: off, so the only model user here is the extraction run.
+    await updateAppSettings(fx.dataDir, { session: { enabled: false } });
+    if (connected) {
+      // Then the Stop event alone owes the turn (the watcher's report only asks for a run sooner): with the spool emptied, the carry is all that is left.
+      const plan = await planHooksChange(fx.home, 'connect', { dataDir: fx.dataDir });
+      await applyHooksChange(fx.home, 'connect', plan.baseHash, { dataDir: fx.dataDir });
+      expect((await readHooksStatus(fx.home, { dataDir: fx.dataDir })).events.find((e) => e.event === 'Stop')?.command).toBeTruthy();
+    }
+    const provider = await fakeProvider(fake, fx.dataDir);
+    let asked = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The run waits at its own seam (its model provider, asked for first thing in the job) until extraction closes.
+    auto = new AutoMemory(ctx, {
+      provider: async () => {
+        asked++;
+        await released;
+        return provider;
+      },
+    });
+    await auto.start();
+    await writeTurn('we never mock the database in integration tests');
+    expect((await hook('Stop')).outcome).toBe('spooled');
+    await waitFor(() => asked > 0, 15_000, 'the extraction run to ask for its model');
+    // Let it go on once extraction's close has stopped it (close runs up to its first wait at once).
+    const extraction = auto.extraction;
+    const closeExtraction = extraction.close.bind(extraction);
+    extraction.close = () => {
+      const closing = closeExtraction();
+      release();
+      return closing;
+    };
+    await auto.close();
+    expect(fake.messageRequests()).toEqual([]);
+    expect(ctx.jobs.list().filter((j) => j.kind === 'extract' && (j.state === 'running' || j.state === 'queued'))).toEqual([]);
+    expect(Object.values(await new ExtractionStore(fx.dataDir).loadCarry())).toEqual([expect.objectContaining({ newTurns: 1 })]);
+    // The next start extracts it.
+    auto = new AutoMemory(ctx, { provider: async () => provider });
+    await auto.start();
+    const [proposal] = await waitFor(async () => ((await pending()).length > 0 ? pending() : null), 15_000, 'the owed turn to be extracted at the next start');
+    expect(proposal).toMatchObject({ kind: 'proposal', operation: { file: 'feedback_real_db.md' } });
   });
 
   // Review s44 #6: a run asked for as the app closes must not start after close began (close then
