@@ -270,6 +270,28 @@ describe('life cycle', () => {
     expect((await sessions().list({ recentMinutes: 60 })).map((s) => s.sessionId)).toEqual(['session-1']);
   });
 
+  // Review s45-4: the app's Live sessions asks every 5 s, and a session Memdir does not follow was read
+  // from its first byte each time (a 35 MB transcript: 180–360 ms a call). Told apart here by what a
+  // second reading of the start would count: the lines already read are blanked in place (same size,
+  // same file, the last one kept), so only a transcript read again from the start loses their three tool calls.
+  it('lists a session it does not follow by reading only what was appended since it last looked', async () => {
+    turn('one', 3, 12_000);
+    await flush();
+    const memory = sessions();
+    expect((await memory.list({ recentMinutes: 60 })).map((s) => [s.sessionId, s.toolCallsSinceUpdate])).toEqual([['session-1', 3]]);
+    // All but its last line, which a resumed reading checks is still in place.
+    const text = await fs.readFile(fx.transcript(), 'utf8');
+    const last = text.lastIndexOf('\n', text.length - 2) + 1;
+    const handle = await fs.open(fx.transcript(), 'r+');
+    await handle.write(`${' '.repeat(Buffer.byteLength(text.slice(0, last)) - 1)}\n`, 0);
+    await handle.close();
+    turn('two', 2, 13_000);
+    await flush();
+    expect((await memory.list({ recentMinutes: 60 })).map((s) => [s.sessionId, s.toolCallsSinceUpdate])).toEqual([['session-1', 5]]);
+    // Nothing of it is written down: a session it does not follow leaves no state behind.
+    expect(await memory.store.list()).toEqual([]);
+  });
+
   it('ignores sub-agent transcripts and files outside the home', async () => {
     const sub = path.join(fx.projectDir, 'session-1', 'subagents', 'agent-a.jsonl');
     await fs.mkdir(path.dirname(sub), { recursive: true });

@@ -148,6 +148,12 @@ async function readClaudeCodeSummary(transcriptPath: string, sessionId: string):
 export class SessionMemory {
   readonly store: SessionStore;
   private readonly chains = new Map<string, Promise<unknown>>();
+  /**
+   * What was read of sessions it does not follow, kept in this process only (nothing is written
+   * for them): the next look reads what was appended since, not the whole transcript again — the
+   * app's Live sessions asks every few seconds. Kept for the transcripts the last listing showed.
+   */
+  private readonly unfollowed = new Map<string, SessionState>();
   /** Aborts the looks under way when the app closes (a note's model call among them). */
   private readonly stopping = new AbortController();
 
@@ -202,10 +208,11 @@ export class SessionMemory {
   private async look(file: string, sessionId: string, project: string, options: ObserveOptions): Promise<SessionStatus | null> {
     const write = options.write !== false;
     const stored = await this.store.load(sessionId);
-    let state = stored && stored.transcriptPath === file ? stored : newSessionState(sessionId, file, project);
+    const peeked = stored ? undefined : this.unfollowed.get(file);
+    let state = stored && stored.transcriptPath === file ? stored : (peeked ?? newSessionState(sessionId, file, project));
     const cursors = new StateCursorStore(this.options.dataDir, state.cursor);
     let open: Turn | null = null;
-    let seen = stored !== null;
+    let seen = stored !== null || peeked !== undefined;
     for (let round = 0; round < 10_000; round++) {
       const read = await readNewTurns(file, {
         cursorStore: cursors,
@@ -265,7 +272,10 @@ export class SessionMemory {
       state.facts.recent = [];
       counters = this.counters(state, contextTokens, toolCalls, lastResponseToolCalls);
     }
-    if (write) await this.store.save(state);
+    if (write) {
+      await this.store.save(state);
+      this.unfollowed.delete(file);
+    } else if (!stored) this.unfollowed.set(file, state);
     return this.status(state, contextTokens, counters);
   }
 
@@ -400,11 +410,14 @@ export class SessionMemory {
     }
     if (options.recentMinutes !== undefined) {
       const since = this.now().getTime() - options.recentMinutes * 60_000;
+      const listed = new Set<string>();
       for (const file of await listHomeTranscripts(this.options.home)) {
         if (file.kind !== 'session' || file.mtimeMs < since || seen.has(path.resolve(file.path))) continue;
+        listed.add(path.resolve(file.path));
         const status = await this.observe(file.path, { write: false });
         if (status) statuses.push(status);
       }
+      for (const file of this.unfollowed.keys()) if (!listed.has(file)) this.unfollowed.delete(file);
     }
     return statuses.sort((a, b) => (b.lastActivityAt ?? '').localeCompare(a.lastActivityAt ?? '') || a.sessionId.localeCompare(b.sessionId));
   }
