@@ -292,7 +292,8 @@ export class ExtractionService {
 
   /**
    * One run as a job. True when it did what it was asked (or someone else's run covers it); false
-   * when close stopped it, which extractTranscript reports by returning what it had read before the
+   * when it was stopped (the app's close, or a person's Cancel in Jobs, as a cancel during the model
+   * call always did), which extractTranscript reports by returning what it had read before the
    * signal (often nothing) rather than by throwing: the turns are still owed. Throws when it failed.
    */
   private async runJob(
