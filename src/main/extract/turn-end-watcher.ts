@@ -35,7 +35,7 @@ export interface TurnEndWatcherOptions {
    * `seenFrom`: the bytes the transcript held when this watcher first saw it — what was written
    * before Memdir watched (for one that appears later, where its last turn starts: 0 for one made
    * since, and only the latest turn new for one written whole at once; none for one written as the
-   * watch began, which cannot be told apart).
+   * watch began with no `lastWatched`, which cannot be told apart).
    */
   onQuiet: (transcriptPath: string, stage: QuietStage, seenFrom: number | undefined) => void | Promise<void>;
   /** When this home's watcher last had every change reported (its last run's `onWatched`); none the first time. */
@@ -113,11 +113,13 @@ export class TurnEndWatcher {
       } catch {
         // Gone already: nothing to report.
       }
+      if (!stats) return;
+      // Written since the last run had everything reported — before the watcher began or while it
+      // scans (a session still writing as the app starts): its turns' own times tell what is new.
       const last = this.options.lastWatched;
-      if (stats && stats.mtimeMs < this.since) {
-        if (last !== undefined && stats.mtimeMs >= last - CATCH_UP_MARGIN_MS) void this.caughtUp(file, stats.size, last);
-        else this.seenFrom.set(file, stats.size);
-      } else if (stats) this.note(file);
+      if (last !== undefined && stats.mtimeMs >= last - CATCH_UP_MARGIN_MS) void this.caughtUp(file, stats.size, last);
+      else if (stats.mtimeMs < this.since) this.seenFrom.set(file, stats.size);
+      else this.note(file);
     });
     this.watcher.on('change', (file) => this.note(file));
     this.watcher.on('unlink', (file) => this.forget(file));

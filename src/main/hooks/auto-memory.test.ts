@@ -203,6 +203,35 @@ describe('AutoMemory in the running app', () => {
     expect(sent()).not.toContain('the deploy goes through staging');
   });
 
+  // Review s45-3 #1: a session still being written as the app starts (its mtime within the first
+  // scan) took the first-sight rule even with a record: only its latest turn was new, and the turns
+  // it did while the app was closed were skipped as "before watching", the record moving past them.
+  it('without hooks, a session still writing as the app starts has every turn it did while the app was closed extracted once', async () => {
+    const times = (text: string) => fake.messageRequests().filter((r) => JSON.stringify(r.body?.messages ?? '').includes(text)).length;
+    await auto.start();
+    await auto.watching();
+    await auto.close();
+    expect(await new ExtractionStore(fx.dataDir).loadWatched(fx.home)).toBeDefined();
+
+    // While the app is closed, a new session does two turns; its third is written as the app starts.
+    const morning = fx.builder('morning').setTime(new Date().toISOString());
+    morning.prompt('the first turn of the morning').assistant('Noted.', { stopReason: 'end_turn' });
+    morning.prompt('the second turn of the morning').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.writeFile(fx.transcript('morning'), morning.take());
+    morning.setTime(new Date().toISOString()).prompt('the third turn, written as the app starts').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.appendFile(fx.transcript('morning'), morning.take());
+
+    const provider = await fakeProvider(fake, fx.dataDir);
+    auto = new AutoMemory(ctx, { provider: async () => provider });
+    await auto.start();
+    await waitFor(() => times('the third turn, written as the app starts') > 0, 15_000, 'the third turn to be extracted');
+    await waitFor(async () => Object.keys(await new ExtractionStore(fx.dataDir).loadCarry()).length === 0, 15_000, 'nothing owed any more');
+    await auto.extraction.idle();
+    expect(times('the first turn of the morning')).toBe(1);
+    expect(times('the second turn of the morning')).toBe(1);
+    expect(times('the third turn, written as the app starts')).toBe(1);
+  });
+
   it('closing stops its extraction runs and leaves the turn owed on disk, with nothing still writing afterwards', async () => {
     // The model never answers: the run is still going when the app quits.
     fake.setHandler(() => ({ kind: 'hang' }));
