@@ -44,6 +44,11 @@ export interface TurnEndWatcherOptions {
   onWatched?: (time: number) => void | Promise<void>;
   /** How often `onWatched` is told while watching. Default a minute. */
   watchedEveryMs?: number;
+  /**
+   * The watch failed (told for the first error only): from then on it no longer tells `onWatched`,
+   * so the next start catches up from the last time it told.
+   */
+  onFailed?: (error: Error) => void;
   /** Transcripts never reported (Memdir's own sessions). */
   ignore?: (transcriptPath: string) => boolean;
 }
@@ -124,7 +129,11 @@ export class TurnEndWatcher {
     this.watcher.on('change', (file) => this.note(file));
     this.watcher.on('unlink', (file) => this.forget(file));
     // Too many watches or no permission: the hooks (when connected) still report turn ends.
-    this.watcher.on('error', () => void (this.failed = true));
+    this.watcher.on('error', (error) => {
+      if (this.failed) return;
+      this.failed = true;
+      this.options.onFailed?.(error instanceof Error ? error : new Error(String(error)));
+    });
     this.ready = new Promise((resolve) =>
       this.watcher.once('ready', () => {
         this.scanning = false;

@@ -8,7 +8,7 @@ import { updateAppSettings } from '../settings/app-settings.js';
 import { ExtractionStore } from '../extract/extraction-store.js';
 import { type ExtractFixture, createExtractFixture, fakeProvider, operationsReply } from '../extract/test-support/extract-fixture.js';
 import { AutoMemory } from './auto-memory.js';
-import { runHook, spoolDir } from '../hook-spool/index.js';
+import { HOOK_LOG_FILE, runHook, spoolDir } from '../hook-spool/index.js';
 import { applyHooksChange, planHooksChange, readHooksStatus } from './claude-settings-hooks.js';
 import { waitFor } from '../core/test-support/wait-for.js';
 
@@ -230,6 +230,22 @@ describe('AutoMemory in the running app', () => {
     expect(times('the first turn of the morning')).toBe(1);
     expect(times('the second turn of the morning')).toBe(1);
     expect(times('the third turn, written as the app starts')).toBe(1);
+  });
+
+  // Review s45-3 #7: a watch error stopped the record without a word.
+  it('a transcript watch that fails is said once, in words, in the hook problems log', async () => {
+    // Links that loop: the watch cannot stat them (ELOOP), as it could not a folder it may not read.
+    await fs.symlink('loop-a.jsonl', path.join(fx.projectDir, 'loop-a.jsonl'));
+    await fs.symlink('loop-b.jsonl', path.join(fx.projectDir, 'loop-b.jsonl'));
+    await auto.start();
+    await auto.watching();
+    const log = path.join(fx.dataDir, HOOK_LOG_FILE);
+    const said = async () => (await fs.readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('transcript watcher'));
+    await waitFor(async () => (await said()).length > 0, 5_000, 'the problem to be logged');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const lines = await said();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/cannot tell it saw every change \(ELOOP: too many symbolic links.*\); it stops recording how far it watched/);
   });
 
   it('closing stops its extraction runs and leaves the turn owed on disk, with nothing still writing afterwards', async () => {

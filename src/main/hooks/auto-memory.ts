@@ -264,6 +264,12 @@ export class AutoMemory {
       home,
       ...(lastWatched !== undefined ? { lastWatched } : {}),
       onWatched: (time) => this.extraction.watchedUntil(home, time).catch(() => undefined),
+      onFailed: (error) =>
+        void logHookProblem(
+          this.host.dataDir,
+          'app',
+          `the transcript watcher cannot tell it saw every change (${error.message}); it stops recording how far it watched, so the next start reads again every session written since its last record`,
+        ),
       quietMs: settings.extraction.quietSeconds * 1000,
       idleCloseMs: settings.extraction.idleCloseSeconds * 1000,
       activityMs: ACTIVITY_MS,
