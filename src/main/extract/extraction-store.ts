@@ -270,7 +270,7 @@ export class ExtractionStore {
       const at = Math.max(Math.floor(time), homes[key] ?? 0);
       if (homes[key] === at) return;
       homes[key] = at;
-      await writeDataFile(this.watchedFile, `${JSON.stringify({ version: 1, homes })}\n`, { what: 'when Memdir last watched the sessions' });
+      await writeDataFile(this.watchedFile, `${JSON.stringify({ version: 1, homes })}\n`, { mode: 0o600, what: 'when Memdir last watched the sessions' });
     });
     this.watching = run.catch(() => undefined);
     return run;
