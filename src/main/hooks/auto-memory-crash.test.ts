@@ -215,6 +215,8 @@ describe('a transcript that appears whole while the app runs (no hooks)', () => 
 // up at the next start through the same note on disk, so a kill during that run loses nothing.
 describe('a turn that ended while the app was closed (no hooks)', () => {
   it('is extracted once after the app that started on it is killed during its run, and the older turn never', async () => {
+    // The idle report (the one that settles a change) comes after the shortest idle time allowed.
+    await updateAppSettings(fx.dataDir, { extraction: { idleCloseSeconds: 5 } });
     const t = await sessionFromBefore();
     // An app watched the home, then was killed with nothing to do.
     worker = await startWorker(await bundleWorker('src/main/hooks/test-support/watcher-app.ts'), [fx.home, fx.dataDir, fake.url]);
@@ -227,10 +229,20 @@ describe('a turn that ended while the app was closed (no hooks)', () => {
     await fs.appendFile(fx.transcript(), t.take());
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 
-    // The next start takes the turn up; it is killed while the model answers.
+    const changed = (await fs.stat(fx.transcript())).mtimeMs;
+
+    // The next start takes the turn up; it is killed while the model answers — once its watcher
+    // recorded that it watched well past the change (the idle report settled, its note on disk), so
+    // the start after it does not catch the transcript up again: only the note can save the turn
+    // (review s45-3 #3: killed sooner, the test passed with no note ever written).
     fake.setHandler(() => ({ kind: 'hang' }));
-    worker = await startWorker(await bundleWorker('src/main/hooks/test-support/watcher-app.ts'), [fx.home, fx.dataDir, fake.url]);
+    worker = await startWorker(await bundleWorker('src/main/hooks/test-support/watcher-app.ts'), [fx.home, fx.dataDir, fake.url, '200']);
     await waitFor(() => mentions('we never mock the database').length > 0, 15_000, 'the start after the close to send the new turn to the model');
+    await waitFor(
+      async () => ((await new ExtractionStore(fx.dataDir).loadWatched(fx.home)) ?? 0) > changed + 6_000,
+      20_000,
+      'the watcher to record that it watched past the change',
+    );
     worker.child.kill('SIGKILL');
     await worker.exit;
 

@@ -79,7 +79,11 @@ export class AutoMemory {
   /** The host is only read when first used: AppContext creates this among its own fields. */
   constructor(
     private readonly host: AutoMemoryHost,
-    private readonly options: { provider?: () => Promise<ModelProvider> } = {},
+    private readonly options: {
+      provider?: () => Promise<ModelProvider>;
+      /** How often the watcher records how far it watched (a minute; tests make it sooner). */
+      watchedEveryMs?: number;
+    } = {},
   ) {}
 
   /** Extraction jobs of the app. */
@@ -266,6 +270,7 @@ export class AutoMemory {
       home,
       ...(lastWatched !== undefined ? { lastWatched } : {}),
       onWatched: (time) => this.extraction.watchedUntil(home, time).catch(() => undefined),
+      ...(this.options.watchedEveryMs !== undefined ? { watchedEveryMs: this.options.watchedEveryMs } : {}),
       onFailed: (error) =>
         void logHookProblem(
           this.host.dataDir,
