@@ -173,8 +173,9 @@ export class TurnEndWatcher {
     try {
       for await (const turn of readTurns(file)) {
         if (turn.endOffset > size) break;
+        // A fork's copy of its source's turns is the source's history, whatever their time.
         const ended = turn.endedAt ? Date.parse(turn.endedAt) : Number.NaN;
-        if (Number.isFinite(ended) && ended > cutoff) break;
+        if (turn.copiedFrom === null && Number.isFinite(ended) && ended > cutoff) break;
         before = turn.endOffset;
       }
     } catch {
@@ -206,7 +207,8 @@ export class TurnEndWatcher {
     try {
       for await (const turn of readTurns(file)) {
         if (turn.startOffset >= size) break;
-        lastStart = turn.startOffset;
+        // A fork's copy of its source's turns is history, the last one too.
+        lastStart = turn.copiedFrom === null ? turn.startOffset : turn.endOffset;
       }
     } catch {
       // Unreadable now: what it held stays from before.

@@ -2,9 +2,9 @@
  * Catching up on the sessions the real Claude Code ran while Memdir was closed (no hooks, issue
  * s45), offline: Claude Code's requests and Memdir's extraction go to the fake Messages API.
  * Claude Code 2.1.332 appends a `--resume`d session to its transcript, and writes a
- * `--fork-session` as a new transcript that copies the history with its lines' own times: the
- * next start extracts the turns that ended while Memdir was closed, once, never the history
- * before Memdir ever watched. Skipped, with the reason, when the pinned Claude Code is not installed.
+ * `--fork-session` as a new transcript that copies the history with its lines' own times (the
+ * copied answers keep the source's `requestSessionId`): the next start extracts the turns that
+ * ended while Memdir was closed, once, never the history before Memdir ever watched. Skipped, with the reason, when the pinned Claude Code is not installed.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -71,15 +71,16 @@ describe.skipIf(skip !== null)(`catching up on what the real Claude Code did whi
     await first.auto.close();
     await first.ctx.close();
 
-    // While Memdir is closed: the session is forked into a new one, and resumed. (Forked after the
-    // resume, the fork would copy the resumed turn with its time too, and that turn would be
-    // extracted from both transcripts: see the s45 report.)
-    const forkId = await prompt('we never mock the database in integration tests', ['--resume', id, '--fork-session']);
+    // While Memdir is closed: the session is resumed, then forked into a new one. The fork copies
+    // the resumed turn with its time too: it is the source's, extracted from the source alone
+    // (review s45-3 #4: it was extracted from both transcripts).
     const sameId = await prompt('the resumed turn while memdir was closed', ['--resume', id]);
+    const forkId = await prompt('we never mock the database in integration tests', ['--resume', id, '--fork-session']);
     expect(sameId).toBe(id);
     expect(forkId).not.toBe(id);
     const transcripts = path.join(run.configDir, 'projects', sanitizeDirName(run.cwd));
-    expect((await fs.readFile(path.join(transcripts, `${forkId}.jsonl`), 'utf8')).includes('the deploy goes through staging')).toBe(true);
+    const fork = await fs.readFile(path.join(transcripts, `${forkId}.jsonl`), 'utf8');
+    expect(fork.includes('the deploy goes through staging') && fork.includes('the resumed turn while memdir was closed')).toBe(true);
     // Memdir starts later.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 

@@ -112,6 +112,11 @@ const AssistantRecordSchema = z.object({
     usage: lenient(UsageSchema),
   }),
   requestId: str,
+  /**
+   * The session the request was made in. `--fork-session` copies the source's lines into the new
+   * transcript with `sessionId` rewritten and this left as the source's (measured, 2.1.332).
+   */
+  requestSessionId: str,
   /** A message Claude Code wrote itself for a failed request (model `<synthetic>`). */
   isApiErrorMessage: bool,
 });

@@ -245,6 +245,7 @@ export class TurnAssembler {
     this.extend(draft, event.end, record.timestamp ?? null);
     this.anchor(draft, record.uuid, event.offset);
     draft.lastWasAssistant = true;
+    if (record.requestSessionId && record.sessionId && record.requestSessionId !== record.sessionId) draft.turn.copiedFrom ??= record.requestSessionId;
     const message = record.message;
     // One response spans several lines with the same message.id, one content block each.
     const key = message.id ?? record.uuid;
@@ -333,6 +334,7 @@ export class TurnAssembler {
       version: null,
       isSidechain: this.options.chain === 'sidechain',
       agentId: null,
+      copiedFrom: null,
       startOffset: this.boundary,
       endOffset: offset,
       compactions: pre.compactions,

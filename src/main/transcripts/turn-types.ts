@@ -106,6 +106,11 @@ export interface Turn {
   isSidechain: boolean;
   /** Set on sub-agent turns. */
   agentId: string | null;
+  /**
+   * The session a copied turn was answered in, when its assistant lines say one other than their
+   * own (`--fork-session` copies the source session's turns into the fork); null for its own turns.
+   */
+  copiedFrom: string | null;
   /** Bytes [startOffset, endOffset) of the file: contiguous from one turn to the next. */
   startOffset: number;
   endOffset: number;
