@@ -25,7 +25,8 @@ const open: { auto: AutoMemory; ctx: AppContext }[] = [];
 beforeEach(async () => {
   fx = await createExtractFixture('memdir-watch-crash-');
   fake = await startFakeAnthropic({ fallback: operationsReply() });
-  await updateAppSettings(fx.dataDir, { extraction: { mode: 'review', quietSeconds: 1, idleCloseSeconds: 3 } });
+  // The shortest times allowed (an invalid patch writes nothing: idleCloseSeconds 3 left every setting at its default).
+  expect((await updateAppSettings(fx.dataDir, { extraction: { mode: 'review', quietSeconds: 1, idleCloseSeconds: 5 } })).ok).toBe(true);
 });
 afterEach(async () => {
   if (worker && worker.child.exitCode === null && worker.child.signalCode === null) {
@@ -215,8 +216,6 @@ describe('a transcript that appears whole while the app runs (no hooks)', () => 
 // up at the next start through the same note on disk, so a kill during that run loses nothing.
 describe('a turn that ended while the app was closed (no hooks)', () => {
   it('is extracted once after the app that started on it is killed during its run, and the older turn never', async () => {
-    // The idle report (the one that settles a change) comes after the shortest idle time allowed.
-    await updateAppSettings(fx.dataDir, { extraction: { idleCloseSeconds: 5 } });
     const t = await sessionFromBefore();
     // An app watched the home, then was killed with nothing to do.
     worker = await startWorker(await bundleWorker('src/main/hooks/test-support/watcher-app.ts'), [fx.home, fx.dataDir, fake.url]);
