@@ -276,19 +276,24 @@ function passwordProse(text: string): RuleMatch[] {
 
 // A line of PostgreSQL's password file (`~/.pgpass`, PGPASSFILE): `host:port:database:user:password`,
 // each of the first four a name or `*` (`db.internal:5432:app:app_user:…`, `*:*:*:postgres:…`), alone
-// on its line but for indentation, a list marker, a label (`pgpass: …`), a code span's backticks
-// and a comment after it (`… # prod`). The host is `*`,
+// on its line but for indentation, a list marker, a label naming the file or the database
+// (`pgpass: …`, `Prod DB: …`), a code span's backticks and a comment after it (`… # prod`). The host is `*`,
 // localhost, or a name with a dot (a time's `12:00:00:…` is none), the port digits or `*`. The
 // password runs to the line's end and is judged as a URL's (heuristics.ts) and, being no word of
 // prose, must look made (as before a host: 8 or more characters of three kinds, or 12 of two).
 const PGPASS_LINE =
-  /^[ \t]{0,8}(?:[-*+>][ \t]{1,4})?(?:[A-Za-z.][A-Za-z0-9 ._-]{0,40}:[ \t]{1,4})?`?(?:\*|localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):(?:\*|\d{1,5}):(?:\*|[A-Za-z0-9_.$-]{1,63}):(\*|[A-Za-z0-9_.@$-]{1,63}):([^\s`]{1,200})`?[ \t]*(?:#[^\n]{0,200})?$/gm;
+  /^[ \t]{0,8}(?:[-*+>][ \t]{1,4})?(?:([A-Za-z.][A-Za-z0-9 ._-]{0,40}):[ \t]{1,4})?`?(?:\*|localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):(?:\*|\d{1,5}):(?:\*|[A-Za-z0-9_.$-]{1,63}):(\*|[A-Za-z0-9_.@$-]{1,63}):([^\s`]{1,200})`?[ \t]*(?:#[^\n]{0,200})?$/gm;
+
+// A label before a .pgpass line names the file or the database (`pgpass:`, `Prod DB:`); any other
+// label makes a trace, a cache key or a health check of the same shape (review s45-4 #3).
+const PGPASS_LABEL = /(?:^|[^A-Za-z])(?:\.?pgpass|pgpassfile|postgres(?:ql)?|psql|pg|db|database)(?![A-Za-z])/i;
 
 function pgpassLines(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const m of text.matchAll(PGPASS_LINE)) {
-    const password = m[2]!;
-    if (looksLikePlaceholderUrlPassword(password, m[1]) || looksLikeReference(password) || !looksMade(password, 8)) continue;
+    const password = m[3]!;
+    if (m[1] !== undefined && !PGPASS_LABEL.test(m[1])) continue;
+    if (looksLikePlaceholderUrlPassword(password, m[2]) || looksLikeReference(password) || !looksMade(password, 8)) continue;
     const start = m.index + m[0].lastIndexOf(`:${password}`) + 1;
     found.push({ start, end: start + password.length });
   }
@@ -303,13 +308,15 @@ function pgpassLines(text: string): RuleMatch[] {
 //   address…) or the label before it names credentials (`Staging creds: alice / …`) — and the
 //   password must look made and be no name (`Guest2Access`), path, version, key combination or
 //   capitalised words joined by `-` (`OpenID-Connect`; a passphrase so written is missed here, not
-//   after `password`). With no blanks around the slash (a path's shape) a label and its `:` must come first;
+//   after `password`), package, address or setting (`react-hook-form@7`, `SameSite=Lax`) — unless
+//   it is one of the commonest passwords (`admin / Summer2024`). Where each form is taken: loginBefore;
 // - a user's word and its name, then a password's word (pass, pw, pwd, password) and the password
 //   (`user: deploy pass: Xk9#mP2q`, `login admin, password hunter2-Prod!`). The user holds a letter
 //   or digit and stands apart from its word, the password starts with neither `-` nor `.`
 //   (`docs/user-password-reset-flow.md`, `the user.pass-through option`), and a bare `pass` or `pw`,
 //   a verb in prose (`the user tests pass: …`, `each user login must pass …`), needs a `:` or `=`
-//   after both words; then six characters of two kinds do.
+//   after both words, or after the pass when the user is an account's name (`user admin pass: …`);
+//   then six characters of two kinds do.
 // A value ends at a `;` (a connection string's next key) and starts with no bracket (`<YourPassword>`).
 // The first is found from its slash out (a pattern starting at the label was tried at every word of
 // every memory: 40 ms a pass over the 353 real memories, against 1); a walk back from a slash is
@@ -323,49 +330,77 @@ const ACCOUNT_NAME =
 // A label that names credentials: `Staging creds:`, `Grafana login:`, `DB account:`.
 const CREDENTIAL_LABEL = /\b(?:log[ -]?ins?|sign[ -]?in|creds?|credentials?|accounts?|auth|users?|user[ _-]?names?|passwords?|passwd|pass|pwd|pw)\b/i;
 // What a note's value is and a password is not: a path, a version, a key combination, CamelCase
-// words joined by `-` (`TypeScript-5.4`, `Node20-LTS`), a file's name (`Settings2View.tsx`).
-const NOT_A_SLASH_PASSWORD = /[/+]|\d\.\d|^[A-Z][A-Za-z0-9]*(?:-[A-Z0-9][A-Za-z0-9.]*)+$|^[\w-]+\.[A-Za-z]{1,4}$/;
+// words joined by `-` (`TypeScript-5.4`, `Node20-LTS`), a file's name (`Settings2View.tsx`), a
+// package at a version or tag (`react-hook-form@7`), an e-mail address, a setting (`SameSite=Lax`).
+const NOT_A_SLASH_PASSWORD =
+  /[/+]|\d\.\d|^[A-Z][A-Za-z0-9]*(?:-[A-Z0-9][A-Za-z0-9.]*)+$|^[\w-]+\.[A-Za-z]{1,4}$|^@?[\w.-]+@(?:[\^~]?\d{1,3}(?:\.[\w.-]*)?|latest|next|beta|canary|alpha|rc)$|^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$|^[A-Za-z][\w.-]*=[\w.-]+$/;
+// The commonest human passwords: one word and 2–4 digits (`Summer2024`, `Admin123`), or a word with
+// a digit or sign for a letter (`Passw0rd`, `P@ssword`) — not a name with a digit inside
+// (`Guest2Access`) or of CamelCase pieces (`PostgreSQL16`, `GitHubActions2`); review s45-4 #2.
+const COMMON_PASSWORD = /^[A-Z]?[a-z]{2,}\d{2,4}[!?#$]?$|^[A-Za-z]?[a-z]*[013457@$][a-z]+\d{0,4}[!?#$]?$/;
 
 /**
  * Whether a value after a login's slash is made rather than named: it holds a character no name
- * holds (`S3cr3tP4ss!`), or letters and digits take turns four or more times (`Xk9mQ2zP`) — a name
- * with a digit (`Guest2Access`, `GitHubActions2`, `Terraform2Modules`, `sudo-Enabled2`) is a note's.
+ * holds (`S3cr3tP4ss!`), or letters and digits take turns four or more times inside one piece
+ * between `-`, `_` or `.` (`Xk9mQ2zP`; `hotfix_v2_2024` and `k8s-prod-v2` are names), or it is one
+ * of the commonest passwords (COMMON_PASSWORD) — a name with a digit (`Guest2Access`,
+ * `GitHubActions2`, `Terraform2Modules`, `sudo-Enabled2`) is a note's.
  */
 function madeAfterSlash(value: string): boolean {
-  return /[^A-Za-z0-9._-]/.test(value) || (value.match(/[A-Za-z]+|[0-9]+/g) ?? []).length >= 4;
+  if (/[^A-Za-z0-9._-]/.test(value) || COMMON_PASSWORD.test(value)) return true;
+  return value.split(/[-_.]/).some((piece) => (piece.match(/[A-Za-z]+|[0-9]+/g) ?? []).length >= 4);
 }
 const PASSWORD_AFTER_SLASH = /(["'`]?)([^\s"'`;<>(){}[\]=:/][^\s"'`;]{5,99})\1/y;
 const LOGIN_THEN_PASSWORD =
   /\b(?:user(?:[ _-]?name)?|login|uid)\b([ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})(["'`]?)([A-Za-z0-9][A-Za-z0-9._@+-]{0,63})\2(?:[ \t]{1,4}|[ \t]{0,4}[,;/|][ \t]{0,4})(?:and[ \t]{1,4})?(password|passwd|pass|pwd|pw)\b([ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})(["'`]?)([^\s"'`;<>(){}[\]=:.-][^\s"'`;]{5,99})\6/gi;
 
+// A label before its `:`, from its line's start: a list marker, then a few words (`Staging creds`,
+// `**Grafana**`) — no code (`out = root`) and no sentence (review s45-4 #1).
+const LABEL_BEFORE_COLON = /^[ \t]{0,8}(?:(?:[-*+>]|\d{1,3}[.)])[ \t]{1,4})?(?:\*\*|__)?[A-Za-z][A-Za-z0-9 ._()-]{0,40}(?:\*\*|__)?$/;
+// What may stand before a user with no `:`: a line's start or a list marker, then up to two words
+// (`Grafana admin / …`), no code (`angle = 2 * pi / …`).
+const HEAD_BEFORE_USER = /^[ \t]{0,8}(?:(?:[-*+>]|\d{1,3}[.)])[ \t]{1,4})?(?:[A-Za-z][A-Za-z0-9._-]{0,30}[ \t]{1,4}){0,2}$/;
+// A sign a password holds and a path, a branch or an image seldom does (`admin/S3cr3tP4ss!`; not `#`: `admin/fix-#123`).
+const PASSWORD_SIGN = /[!$%^*~]/;
+
 /**
- * The user of `[Label[:]] user / …` ending at `end` (where the blanks before the slash start), or
- * null: a login's shape, at a line's start or after blanks or a label's `:`, in a credential context
- * (an account's name, or a label naming credentials). `spaced` is whether blanks surround the slash;
- * without them a label and its `:` must come first.
+ * The user of `[Label[:]] user / …` ending at `end` (where the blanks before the slash start), and
+ * whether its password must hold a PASSWORD_SIGN, or null. A login's shape in a credential context
+ * (review s45-4 #1):
+ * - after a label's `:` (LABEL_BEFORE_COLON), blanks around the slash: the user is an account's name
+ *   or the label, and only the label, names credentials (`Staging creds: alice / …`);
+ * - with no `:`, blanks around the slash: at a line's start or after a list marker and up to two
+ *   words, and the user is an account's name (`Grafana admin / …`);
+ * - no blanks around the slash (a path's shape: `Branch: ci/bump-node-20-lts`): after a label naming
+ *   credentials, or after any label when the user is an account's name and the password holds a sign.
  */
-function loginBefore(text: string, end: number, spaced: boolean): string | null {
+function loginBefore(text: string, end: number, spaced: boolean): { user: string; signed: boolean } | null {
   let start = end;
   while (start > 0 && end - start < 64 && /[A-Za-z0-9._@-]/.test(text[start - 1]!)) start--;
   const user = text.slice(start, end);
   if (!LOGIN_USER.test(user) || (start > 0 && /[A-Za-z0-9._@-]/.test(text[start - 1]!))) return null;
   let before = start;
   while (before > 0 && start - before < 4 && (text[before - 1] === ' ' || text[before - 1] === '\t')) before--;
-  const colon = before > 0 && text[before - 1] === ':';
+  const bold = before >= 2 && /^(?:\*\*|__)$/.test(text.slice(before - 2, before)) ? 2 : 0;
+  const colon = before - bold > 0 && text[before - bold - 1] === ':';
   if (!colon && !spaced) return null;
-  if (!colon && before === start && before > 0 && text[before - 1] !== '\n') return null;
-  const labelEnd = colon ? before - 1 : before;
-  let labelStart = labelEnd;
-  while (labelStart > 0 && labelEnd - labelStart < 60 && text[labelStart - 1] !== '\n') labelStart--;
-  const label = text.slice(labelStart, labelEnd);
-  return ACCOUNT_NAME.test(user) || CREDENTIAL_LABEL.test(label) ? user : null;
+  const headEnd = colon ? before - bold - 1 : start;
+  let lineStart = headEnd;
+  while (lineStart > 0 && headEnd - lineStart < 60 && text[lineStart - 1] !== '\n') lineStart--;
+  if (lineStart > 0 && text[lineStart - 1] !== '\n') return null;
+  const head = text.slice(lineStart, headEnd);
+  const account = ACCOUNT_NAME.test(user);
+  if (!colon) return account && HEAD_BEFORE_USER.test(head) ? { user, signed: false } : null;
+  if (!LABEL_BEFORE_COLON.test(head)) return null;
+  if (CREDENTIAL_LABEL.test(head)) return { user, signed: false };
+  return account ? { user, signed: !spaced } : null;
 }
 
 function loginPairs(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
-  const judge = (m: RegExpMatchArray, user: string, quote: string, raw: string, made: boolean) => {
+  const judge = (m: RegExpMatchArray, user: string, quote: string, raw: string, made: boolean, signed = false) => {
     const password = quote === '' ? raw.replace(SENTENCE_END, '') : raw;
-
+    if (signed && !PASSWORD_SIGN.test(password)) return;
     if (looksLikePlaceholderUrlPassword(password, user) || looksLikeReference(password) || /^\d+$/.test(password)) return;
     if (password.length < 6 || entropy(password) < 2.0 || charClasses(password) < 2) return;
     if (made && (!looksMade(password, 8) || !madeAfterSlash(password) || hashingTerm(password) || NOT_A_SLASH_PASSWORD.test(password))) return;
@@ -376,15 +411,16 @@ function loginPairs(text: string): RuleMatch[] {
     // Blanks on both sides of the slash or on neither (`admin /x` is neither form).
     const spaced = slash[0][0] !== '/';
     if (spaced !== (slash[0].at(-1) !== '/')) continue;
-    const user = loginBefore(text, slash.index, spaced);
-    if (user === null) continue;
+    const login = loginBefore(text, slash.index, spaced);
+    if (login === null) continue;
     PASSWORD_AFTER_SLASH.lastIndex = slash.index + slash[0].length;
     const m = PASSWORD_AFTER_SLASH.exec(text);
-    if (m !== null) judge(m, user, m[1]!, m[2]!, true);
+    if (m !== null) judge(m, login.user, m[1]!, m[2]!, true, login.signed);
   }
   for (const m of text.matchAll(LOGIN_THEN_PASSWORD)) {
     const bare = /^(?:pass|pw)$/i.test(m[4]!);
-    if (bare && !(/[:=]/.test(m[1]!) && /[:=]/.test(m[5]!))) continue;
+    // A bare pass after an account's name (`user admin pass: …`) needs its `:` only after the pass (review s45-4 #10).
+    if (bare && !(/[:=]/.test(m[5]!) && (/[:=]/.test(m[1]!) || ACCOUNT_NAME.test(m[3]!)))) continue;
     judge(m, m[3]!, m[6]!, m[7]!, false);
   }
   return found;

@@ -165,6 +165,22 @@ const CLEAN: [string, string][] = [
   // Review s45-1 #8: a word and a year under a pass's name with prose after is a pass's.
   ['word and year under second-pass, prose after', 'second-pass: Cleanup2024 finished'],
   ['word and year under reviewPass, prose after', 'reviewPass: Sprint2024 notes'],
+  // Review s45-4 #1: branches, images, paths, code and stacks written with a slash, after an
+  // account-like name or a label that only mentions users or logins in prose.
+  ['a branch after an account-like prefix', 'Branch: ci/bump-node-20-lts\nBranch: deploy/hotfix_v2_2024\nBranch: demo/q3-launch-v2'],
+  ['an image and paths after an account-like prefix', 'Image: jenkins/inbound-agent-jdk17\nPath: deploy/k8s-prod-v2\nSee: admin/users_v2_list'],
+  ['Python pathlib and arithmetic with a slash', 'out = root / "model_v2_2024"\ncache = ROOT / "cache-dir-v2"\nangle = 2 * pi / Math.sqrt(n2)'],
+  ['a package at a version after a login label', 'Login page: React / react-hook-form@7'],
+  ['a stack in prose that mentions the user flow', 'For the user flow we use Next.js / React-Query-v5'],
+  ['a flow in prose that mentions login', 'the login flow / sso-v2-okta'],
+  ['a list item that mentions user management', '- user management / crud-v2-api'],
+  ['a library at a beta after an auth label', 'Auth: NextAuth / next-auth-v5-beta'],
+  ['a branch naming an issue after an account-like prefix', 'Branch: admin/fix-#123'],
+  ['a cookie setting and an address after an account name', 'Cookie: admin / SameSite=Lax\nOwner: admin / bob@example.com'],
+  // Review s45-4 #3: a line shaped like .pgpass after a label that names neither the file nor a database.
+  ['a trace line shaped like .pgpass', 'Trace: api.example.com:443:GET:users:Request-Timeout-30s'],
+  ['a cache key shaped like .pgpass', 'Key: cache.redis.local:6379:0:session:user-42-Cart_v2'],
+  ['a health check shaped like .pgpass', 'Upstream: web1.internal:8080:check:inter:2000ms-Fall3'],
 ];
 
 // Review x2, F2: a word that marks a placeholder (secret, password, your, todo…) inside a real
@@ -739,7 +755,15 @@ describe('every view a reader could decode (issue 15)', () => {
     ['a login and password after a service name, no colon', 'Grafana admin / S3cr3tP4ss!', 'S3cr3tP4ss!'],
     ['a login and password after a service name, no blanks', 'Grafana: admin/S3cr3tP4ss!', 'S3cr3tP4ss!'],
     ['a login and password after a label naming credentials', 'Staging creds: alice / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    // Review s45-4 #2: a word and digits, or a leet word, after an account's name and a slash is the commonest password.
+    ['a word and a year after an account name and a slash', 'Grafana: admin / Summer2024', 'Summer2024'],
+    ['a leet word after an account name and a slash', 'Grafana: admin / Passw0rd', 'Passw0rd'],
+    ['a company word and a year after an account name and a slash', 'Grafana: admin / Company2024', 'Company2024'],
+    ['a word and digits after an account name and a slash', 'Jenkins: admin / Admin123', 'Admin123'],
+    ['a .pgpass line after a database label', 'Prod DB: db.internal:5432:app:app_user:Xk9mQ2zP!', 'Xk9mQ2zP!'],
     ['a user and a pass, labelled', 'user: deploy pass: Xk9#mP2q', 'Xk9#mP2q'],
+    // Review s45-4 #10: a bare pass after an account's name needs its `:` only after the pass.
+    ['a user named admin and a pass', 'user admin pass: Xk9#mP2q', 'Xk9#mP2q'],
     ['a URL whose user is an e-mail address, a word password', 'SMTP: smtp://alice@gmail.com:sunshine@smtp.gmail.com', 'sunshine'],
     ['a connection string whose user is an e-mail address, a word password', 'relay alice@gmail.com:sunshine@smtp.gmail.com:587', 'sunshine'],
     ['a word password before a mail server (no mailbox is at smtp.)', 'mail: admin:sunshine@smtp.gmail.com', 'sunshine'],
