@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AlertCenter } from './alert-center.js';
+import { AlertCenter, secretAlertMessage, secretAlertTitle } from './alert-center.js';
+import { TEAM_SPACE } from './sync-space.js';
 import { maskedName, scanText } from '../secrets/index.js';
 import { runWorkersTogether } from '../memdir/test-support/spawn-worker.js';
 
@@ -144,6 +145,55 @@ describe('AlertCenter', () => {
     expect(shown).toHaveLength(3);
     for (const match of shown) expect(match, match).toMatch(/^\*+$/);
     expect(alerts[0]!.message).not.toContain('Tr*');
+    // Review s45-4 #5: the name's file (not on disk here) is shown by stars only, and the allow holds after allowed.json is written again.
+    expect(allowed.map((a) => a.file).sort()).toEqual(['team/ops.md', `team/reference_${'*'.repeat(16)}.md`]);
+    expect(await fresh.withdraw((a) => a.file === 'team/ops.md')).toHaveLength(1);
+    const again = new AlertCenter(dataDir);
+    expect(await again.isAllowed(memoryDir, 'team', found!, { rel: `team/${named}`, content: 'No secret here.\n' })).toBe(true);
+  });
+
+  // Review s45-4 #5: an old record names the file by the old mask too — an alert's title, message and
+  // findings' file, an allowed record's file — each showing the secret's first characters.
+  it("an old record's title, message and file names are masked as today, and its allowed name still holds", async () => {
+    const key = ['sk_live_', 'Wd4Rt8Yq', 'Nz2Kx7Lp', 'Dm4Hc9Vs'].join('');
+    const named = `reference_${key}.md`;
+    const memoryDir = path.join(tmp, 'memory');
+    await fs.mkdir(path.join(memoryDir, 'team'), { recursive: true });
+    await fs.writeFile(path.join(memoryDir, 'team', named), 'No secret here.\n');
+    const { masked } = await maskedName(`team/${named}`);
+    const [found] = await scanText('No secret here.\n', { file: masked, name: `team/${named}` });
+    const oldMatch = `sk_l${'*'.repeat(12)}`;
+    const oldName = `team/reference_${oldMatch}.md`;
+    const center = new AlertCenter(dataDir);
+    await center.raise({
+      topic: 'secret:team:team/x',
+      kind: 'secret',
+      title: secretAlertTitle(masked, TEAM_SPACE),
+      message: secretAlertMessage(masked, [found!], TEAM_SPACE),
+      memoryDir,
+      file: `team/${named}`,
+      findings: [found!],
+    });
+    const alertsFile = path.join(dataDir, 'alerts', 'alerts.json');
+    // As Memdir wrote it before session 45: the name and the match under the old mask.
+    await fs.writeFile(alertsFile, (await fs.readFile(alertsFile, 'utf8')).replaceAll(masked, oldName).replaceAll(found!.match, oldMatch));
+    const allowedRecord = { memoryDir, space: 'team', fingerprint: found!.fingerprint, rule: found!.rule, file: oldName, match: oldMatch };
+    await fs.writeFile(
+      path.join(dataDir, 'alerts', 'allowed.json'),
+      JSON.stringify({ version: 1, allowed: [{ ...allowedRecord, who: 'me', why: 'on purpose', at: '2026-12-05T23:00:00.000Z', only: 'name' }] }),
+    );
+    expect(await fs.readFile(alertsFile, 'utf8')).toContain('sk_l*');
+    const fresh = new AlertCenter(dataDir);
+    const { alerts, allowed } = await fresh.list();
+    // An alert's `file` keeps the real path, only to open the file; everything shown in words is masked.
+    const shown = { alerts: alerts.map(({ file: _real, ...a }) => a), allowed };
+    expect(JSON.stringify(shown).match(/.{40}(?:sk_l\*|Wd4R).{20}/g)).toBeNull();
+    expect(alerts[0]).toMatchObject({ title: secretAlertTitle(masked, TEAM_SPACE), message: secretAlertMessage(masked, [found!], TEAM_SPACE) });
+    expect(alerts[0]!.findings.map((f) => f.file)).toEqual([masked]);
+    expect(allowed.map((a) => a.file)).toEqual([masked]);
+    // The allow still holds, and holds after the upgraded record is written back.
+    expect(await fresh.isAllowed(memoryDir, 'team', found!, { rel: `team/${named}`, content: 'No secret here.\n' })).toBe(true);
+    expect(await new AlertCenter(dataDir).isAllowed(memoryDir, 'team', found!, { rel: `team/${named}`, content: 'No secret here.\n' })).toBe(true);
   });
 
   // Review 4, S2: the finding that stands for more secrets than are listed has no fingerprint.

@@ -110,16 +110,10 @@ export class AlertCenter {
       }
     };
     // A record kept before session 45 shows a secret's first characters in its mask: masked as today when read.
-    this.alerts = ((await read(this.file, alertsFileSchema))?.alerts ?? []).map((a) => {
-      const findings = a.findings.map((f) => ({ ...f, match: remasked(f.match, f.rule) }));
-      // Its message quotes each mask (`secretAlertMessage`).
-      const message = a.findings.reduce((said, f, i) => (f.match === '' ? said : said.split(`(${f.match})`).join(`(${findings[i]!.match})`)), a.message);
-      return { ...a, findings, message };
-    });
-    this.allowed = ((await read(this.allowedFile, allowedFileSchema))?.allowed ?? []).map((a) => ({
-      ...withSpace(narrowedOldMove(a)),
-      match: remasked(a.match, a.rule),
-    }));
+    this.alerts = await Promise.all(((await read(this.file, alertsFileSchema))?.alerts ?? []).map(remaskedAlert));
+    this.allowed = await Promise.all(
+      ((await read(this.allowedFile, allowedFileSchema))?.allowed ?? []).map((a) => remaskedAllowed(withSpace(narrowedOldMove(a)))),
+    );
     this.stamp = stamp;
     return { alerts: this.alerts, allowed: this.allowed };
   }
@@ -267,7 +261,7 @@ export class AlertCenter {
     const { allowed } = await this.ensure();
     for (const a of allowed) {
       if (a.memoryDir !== memoryDir || a.space !== space || !fingerprintMatches(a.fingerprint, finding.fingerprint)) continue;
-      if (a.only === undefined || (await namesAllowedFile(a.file, finding, place))) return true;
+      if (a.only === undefined || (await namesAllowedFile(fileKept(a), finding, place))) return true;
     }
     return false;
   }
@@ -339,7 +333,8 @@ export class AlertCenter {
   }
 
   private async saveAllowed(): Promise<void> {
-    await writeDataFile(this.allowedFile, `${JSON.stringify({ version: 1, allowed: this.allowed ?? [] }, null, 1)}\n`, { mode: 0o600 });
+    const allowed = (this.allowed ?? []).map((a) => ({ ...a, file: fileKept(a) }));
+    await writeDataFile(this.allowedFile, `${JSON.stringify({ version: 1, allowed }, null, 1)}\n`, { mode: 0o600 });
     this.stamp = `${await this.fileStamp(this.file)}|${await this.fileStamp(this.allowedFile)}`;
   }
 
@@ -368,6 +363,53 @@ export class AlertCenter {
     else alert.message = secretAlertMessage(shownFileOf(alert), alert.findings, spaceOfTopic(alert.topic));
   }
 }
+
+/**
+ * An alert as kept before session 45, masked as today: each finding's `match`, and — for a secret
+ * alert, whose `file` keeps the real path — the file's name wherever it is shown (title, message,
+ * each finding's `file`), rebuilt from that path as sync words them (delta.ts) (review s45-4 #5).
+ * A record of today is kept as it is.
+ */
+async function remaskedAlert(a: StoredAlert): Promise<StoredAlert> {
+  const named = a.kind === 'secret' && a.file && a.findings.length > 0 ? await maskedName(a.file) : null;
+  // A secret in the name is masked exactly as today from the real path (an old mask lacks the rule's public prefix).
+  const inName = (f: Finding) => (f.where === 'name' ? named?.inName.find((n) => n.fingerprint === f.fingerprint)?.match : undefined);
+  const findings = a.findings.map((f) => ({ ...f, match: inName(f) ?? remasked(f.match, f.rule) }));
+  const masked = named?.masked ?? null;
+  if (masked !== null && findings.some((f, i) => f.match !== a.findings[i]!.match || f.file !== masked)) {
+    const shown = findings.map((f) => ({ ...f, file: masked }));
+    const space = spaceOfTopic(a.topic);
+    return { ...a, findings: shown, title: secretAlertTitle(masked, space), message: secretAlertMessage(masked, shown, space) };
+  }
+  // Its message quotes each mask (`secretAlertMessage`).
+  const message = a.findings.reduce((said, f, i) => (f.match === '' ? said : said.split(`(${f.match})`).join(`(${findings[i]!.match})`)), a.message);
+  return { ...a, findings, message };
+}
+
+/**
+ * An allowed record's `file` as kept before session 45 holds its name's secret under the old mask
+ * (`team/reference_sk_l************.md`): named as today (`maskedName`) when that file is still in
+ * its folder. Else it is shown by stars only, and the old name is kept (`keptFile`) — for
+ * namesAllowedFile, which also knows the old mask, and to be written back — so the allow holds.
+ */
+async function remaskedAllowed(a: AllowedSecret): Promise<AllowedSecret> {
+  const today = remasked(a.match, a.rule);
+  if (today === a.match || a.match === '' || !a.file.includes(a.match)) return { ...a, match: today };
+  const folder = path.posix.dirname(a.file);
+  const head = a.match.replace(/\*+$/, '');
+  const names = await fs.readdir(path.join(a.memoryDir, folder)).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.includes(head))) {
+    const { masked, oldMasked } = await maskedName(path.posix.join(folder, name));
+    if (oldMasked === a.file) return { ...a, file: masked, match: today };
+  }
+  const shown = { ...a, file: a.file.split(a.match).join(today), match: today };
+  keptFile.set(shown, a.file);
+  return shown;
+}
+
+/** The file an allowed record keeps when it is shown otherwise (remaskedAllowed). */
+const keptFile = new WeakMap<AllowedSecret, string>();
+const fileKept = (a: AllowedSecret): string => keptFile.get(a) ?? a.file;
 
 /** Why a move to the team anyway allowed the secret in the moved memory's name (allowOnPurpose). */
 export const MOVED_ANYWAY = 'moved to the team anyway, on purpose';
