@@ -56,10 +56,11 @@ export function reportedFinding(f: Finding) {
 
 /**
  * Where a finding is, in words: "in its name" (a name has no line: a finding there says line 0) or
- * "line N" — as the Alerts view's Where column says it, and the forms acting on it are read.
+ * its line, as `line` words it ("line N" by default) — as the Alerts view's Where column says it,
+ * the forms acting on it are read, an alert's message (`on line N`) and a refused save's say it.
  */
-export function whereFound(f: Pick<Finding, 'where' | 'line'>): string {
-  return f.where === 'name' ? 'in its name' : `line ${f.line}`;
+export function whereFound(f: Pick<Finding, 'where' | 'line'>, line: (n: number) => string = (n) => `line ${n}`): string {
+  return f.where === 'name' ? 'in its name' : line(f.line);
 }
 
 /**

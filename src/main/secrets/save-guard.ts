@@ -14,7 +14,7 @@
  */
 import { MemdirError } from '../../shared/errors.js';
 import { placeOfLine } from '../../shared/frontmatter-span.js';
-import { type Finding, type SecretOnSave, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { type Finding, type SecretOnSave, SCANNER_ERROR_RULE, whereFound } from '../../shared/secret-types.js';
 import { listInWords, plural } from '../../shared/size-text.js';
 import { fingerprintIn } from './fingerprint.js';
 import { maskedPath, scanText } from './scanner.js';
@@ -99,7 +99,8 @@ export async function refuseNewSecrets(save: GuardedSave): Promise<Finding[]> {
   }
   if (fresh.length === 0) return allowedOnPurpose;
   const named = fresh.map(
-    (s) => `${article(s.title)} ${s.title} (${s.match}) ${s.inName ? 'in its name' : placeOfLine(save.text, s.line)} [fingerprint ${s.fingerprint}]`,
+    (s) =>
+      `${article(s.title)} ${s.title} (${s.match}) ${whereFound({ where: s.inName ? 'name' : 'content', line: s.line }, (n) => placeOfLine(save.text, n))} [fingerprint ${s.fingerprint}]`,
   );
   const what = named.length === 1 ? named[0] : `${plural(named.length, 'secret')}: ${listInWords(named)}`;
   const how = fresh.every((s) => s.inName)

@@ -28,7 +28,7 @@ import * as z from 'zod';
 import { type AlertRecord, type AllowedSecret, alertRecordSchema, allowedSecretSchema } from '../../shared/contract/alerts.js';
 import { shownFileOf } from '../../shared/alert-file.js';
 import type { AppEvent } from '../../shared/contract/events.js';
-import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { type Finding, SCANNER_ERROR_RULE, whereFound } from '../../shared/secret-types.js';
 import { indexLinks, parseIndex } from '../../shared/index-format.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { withMemoryLock } from '../core/memory-lock.js';
@@ -501,7 +501,7 @@ export function secretAlertTitle(file: string, space: SyncSpace): string {
 export function secretAlertMessage(file: string, findings: readonly Finding[], space: SyncSpace): string {
   const list = findings
     .slice(0, 5)
-    .map((f) => `${f.title} ${f.where === 'name' ? 'in its name' : `on line ${f.line}`} (${f.match})`)
+    .map((f) => `${f.title} ${whereFound(f, (n) => `on line ${n}`)} (${f.match})`)
     .join('; ');
   const more = findings.length > 5 ? `; and ${findings.length - 5} more` : '';
   const inName = findings.some((f) => f.where === 'name');
