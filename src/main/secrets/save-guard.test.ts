@@ -12,7 +12,7 @@ describe('refuseNewSecrets', () => {
     const text = `${many}\npwd=Vr4tLq8wZm2Kp\n`;
     const save = refuseNewSecrets({ label: 'notes.md', text, before });
     await expect(save).rejects.toBeInstanceOf(SecretFoundError);
-    await expect(save).rejects.toThrow(/More than 200 secrets of one kind/);
+    await expect(save).rejects.toThrow(/More than 200 matches of one kind of secret/);
     // An allow cannot name it either.
     await expect(refuseNewSecrets({ label: 'notes.md', text, before, allow: [''] })).rejects.toBeInstanceOf(SecretFoundError);
   });

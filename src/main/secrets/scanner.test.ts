@@ -492,7 +492,7 @@ describe('scanText', () => {
     const many = findings.filter((f) => f.rule === 'memdir/too-many-secrets');
     expect(many).toHaveLength(1);
     expect(many[0]).toMatchObject({ severity: 'error', fingerprint: '', line: MAX_HITS_PER_RULE + 1 });
-    expect(many[0]!.title).toContain(`More than ${MAX_HITS_PER_RULE} secrets`);
+    expect(many[0]!.title).toContain(`More than ${MAX_HITS_PER_RULE} matches of one kind of secret`);
     expect(findings.filter((f) => f.rule === 'memdir/generic-assignment')).toHaveLength(MAX_HITS_PER_RULE);
     // Chained assignments are one stretch a value, not a finding per operator.
     expect((await scanText('password:'.repeat(600))).length).toBeLessThan(30);
@@ -510,6 +510,14 @@ describe('scanText', () => {
     expect(github.every((f) => !tokens[f.line - 1]!.includes(f.match))).toBe(true);
     expect(findings.at(-1)).toMatchObject({ rule: 'memdir/too-many-secrets', severity: 'error', fingerprint: '', line: MAX_HITS_PER_RULE + 1 });
     expect(findings).toHaveLength(MAX_HITS_PER_RULE + 1);
+  });
+
+  // Review s45-4 #9: the cap counts matches before placeholders are set aside; its sentence says matches, not secrets.
+  it('words the cap as matches when most of them are placeholders, and still refuses the file', async () => {
+    const text = `${Array.from({ length: MAX_HITS_PER_RULE }, () => `ghp_${'x'.repeat(36)}`).join('\n')}\nghp_${r(ALNUM, 36, 4)}\n`;
+    const findings = await scanText(text);
+    expect(findings.map((f) => f.rule)).toEqual(['memdir/too-many-secrets']);
+    expect(findings[0]!.title).toMatch(/^More than 200 matches of one kind of secret: they are not listed one by one/);
   });
 
   // Review 4, S1: a secretlint-disable region around hit #201 must not hide the hits past it.
