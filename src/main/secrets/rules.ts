@@ -354,12 +354,13 @@ const PASSWORD_AFTER_SLASH = /(["'`]?)([^\s"'`;<>(){}[\]=:/][^\s"'`;]{5,99})\1/y
 const LOGIN_THEN_PASSWORD =
   /\b(?:user(?:[ _-]?name)?|login|uid)\b([ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})(["'`]?)([A-Za-z0-9][A-Za-z0-9._@+-]{0,63})\2(?:[ \t]{1,4}|[ \t]{0,4}[,;/|][ \t]{0,4})(?:and[ \t]{1,4})?(password|passwd|pass|pwd|pw)\b([ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})(["'`]?)([^\s"'`;<>(){}[\]=:.-][^\s"'`;]{5,99})\6/gi;
 
-// A label before its `:`, from its line's start: a list marker, then a few words (`Staging creds`,
+// A label before its `:`, from its clause's start (CLAUSE_START): a list marker, then a few words (`Staging creds`,
 // `**Grafana**`) — no code (`out = root`) and no sentence (review s45-4 #1).
 const LABEL_BEFORE_COLON = /^[ \t]{0,8}(?:(?:[-*+>]|\d{1,3}[.)])[ \t]{1,4})?(?:\*\*|__)?[A-Za-z][A-Za-z0-9 ._()-]{0,40}(?:\*\*|__)?$/;
-// What may stand before a user with no `:`: a line's start or a list marker, then up to two words
+// What may stand before a user with no `:`: a clause's start or a list marker, then up to two words
 // (`Grafana admin / …`), no code (`angle = 2 * pi / …`).
 const HEAD_BEFORE_USER = /^[ \t]{0,8}(?:(?:[-*+>]|\d{1,3}[.)])[ \t]{1,4})?(?:[A-Za-z][A-Za-z0-9._-]{0,30}[ \t]{1,4}){0,2}$/;
+const CLAUSE_START = /[\n;,|]/;
 // A sign a password holds and a path, a branch or an image seldom does (`admin/S3cr3tP4ss!`; not `#`: `admin/fix-#123`).
 const PASSWORD_SIGN = /[!$%^*~]/;
 
@@ -369,7 +370,7 @@ const PASSWORD_SIGN = /[!$%^*~]/;
  * (review s45-4 #1):
  * - after a label's `:` (LABEL_BEFORE_COLON), blanks around the slash: the user is an account's name
  *   or the label, and only the label, names credentials (`Staging creds: alice / …`);
- * - with no `:`, blanks around the slash: at a line's start or after a list marker and up to two
+ * - with no `:`, blanks around the slash: at a clause's start or after a list marker and up to two
  *   words, and the user is an account's name (`Grafana admin / …`);
  * - no blanks around the slash (a path's shape: `Branch: ci/bump-node-20-lts`): after a label naming
  *   credentials, or after any label when the user is an account's name and the password holds a sign.
@@ -386,8 +387,9 @@ function loginBefore(text: string, end: number, spaced: boolean): { user: string
   if (!colon && !spaced) return null;
   const headEnd = colon ? before - bold - 1 : start;
   let lineStart = headEnd;
-  while (lineStart > 0 && headEnd - lineStart < 60 && text[lineStart - 1] !== '\n') lineStart--;
-  if (lineStart > 0 && text[lineStart - 1] !== '\n') return null;
+  // A clause starts at a line's start, or after a `;`, `,` or a table's `|` (`Grafana: see the vault; Jenkins: admin / …`).
+  while (lineStart > 0 && headEnd - lineStart < 60 && !CLAUSE_START.test(text[lineStart - 1]!)) lineStart--;
+  if (lineStart > 0 && !CLAUSE_START.test(text[lineStart - 1]!)) return null;
   const head = text.slice(lineStart, headEnd);
   const account = ACCOUNT_NAME.test(user);
   if (!colon) return account && HEAD_BEFORE_USER.test(head) ? { user, signed: false } : null;

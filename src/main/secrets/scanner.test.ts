@@ -473,6 +473,14 @@ describe('scanText', () => {
       `x: ${'a'.repeat(100_000)}/Xk9mQ2zP!`,
       `${'creds '.repeat(40_000)}: admin / Xk9mQ2zP!`,
       'pgpass: db.x:1:a:b:Xk9mQ2zP! # prod\n'.repeat(20_000),
+      // Review s45-4: a database label, clause starts, list heads, bold labels, a bare pass after an account.
+      'Prod DB: db.x:1:a:b:Xk9mQ2zP!\n'.repeat(20_000),
+      '- Grafana admin / Summer2024\n'.repeat(20_000),
+      '**G**: admin / Passw0rd '.repeat(20_000),
+      'a a a admin / '.repeat(50_000),
+      '; a: admin / Xk9mQ2zP! |'.repeat(20_000),
+      `${','.repeat(100_000)} admin / Xk9mQ2zP!`,
+      'user admin pass: Xk9#mP2q '.repeat(30_000),
       `${'a '.repeat(100_000)}: db.x:1:a:b:Xk9mQ2zP!`,
       `pgpass: db.x:1:a:b:Xk9mQ2zP! ${'#'.repeat(100_000)}`,
       'user-password-'.repeat(20_000),
@@ -768,6 +776,8 @@ describe('every view a reader could decode (issue 15)', () => {
     ['a leet word after an account name and a slash', 'Grafana: admin / Passw0rd', 'Passw0rd'],
     ['a company word and a year after an account name and a slash', 'Grafana: admin / Company2024', 'Company2024'],
     ['a word and digits after an account name and a slash', 'Jenkins: admin / Admin123', 'Admin123'],
+    ['a login pair after another clause of its line', 'Grafana: see the vault; Jenkins: admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair in a table row', '| Jenkins | admin / Vq7rT2mXk9! |', 'Vq7rT2mXk9!'],
     ['a .pgpass line after a database label', 'Prod DB: db.internal:5432:app:app_user:Xk9mQ2zP!', 'Xk9mQ2zP!'],
     ['a user and a pass, labelled', 'user: deploy pass: Xk9#mP2q', 'Xk9#mP2q'],
     // Review s45-4 #10: a bare pass after an account's name needs its `:` only after the pass.
