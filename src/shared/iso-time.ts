@@ -52,3 +52,12 @@ export function agoInWords(ageMs: number): string {
   const hours = Math.round(minutes / 60);
   return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
 }
+
+/**
+ * A time to the minute, in words a person reads in a sentence (an export finding, a restore's point
+ * or refusal): `2026-12-05T12:30:11+00:00` as `2026-12-05 12:30 UTC`; text that is no time as it is.
+ */
+export function minuteUtc(time: string): string {
+  const date = new Date(time);
+  return Number.isNaN(date.getTime()) ? time : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}

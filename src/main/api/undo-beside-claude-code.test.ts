@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppContext } from '../app/app-context.js';
 import { createAppDispatcher } from './index.js';
 import type { Dispatcher } from './dispatch.js';
+import { transact } from '../history/index.js';
 
 const topic = (name: string, description: string, type: string, body: string) =>
   `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n\n${body}\n`;
@@ -47,6 +48,8 @@ beforeAll(async () => {
   await project('-w-back', { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
   await project('-w-back2', { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
   await project('-w-taken', { 'a.md': topic('A', 'alpha', 'feedback', 'OLD user fact'), 'MEMORY.md': '- [A](a.md) — alpha\n' });
+  for (const dir of ['-w-undone', '-w-extract', '-w-putback', '-w-new'])
+    await project(dir, { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
   await project('-w-edited', { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
   ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data'), env: {} });
   api = createAppDispatcher(ctx);
@@ -182,7 +185,7 @@ describe('restoring a memory over an edit Claude Code made to it since', () => {
     const error = await refusal('history.restore', { dir: '-w-edited', rev: `${edited}~1`, file: 'lang.md' });
     expect(error.code).toBe('conflict');
     expect(error.message).toMatch(
-      /^Nothing was restored: lang\.md was changed outside Memdir since \(by Claude Code or another program: "Changes made outside Memdir", \d{4}-\d\d-\d\d \d\d:\d\d UTC\), and restoring would replace that edit\. Restore it under another name, or restore anyway \(the edit stays in history\)\.$/,
+      /^Nothing was restored: lang\.md was changed outside Memdir since \(by Claude Code or another program, \d{4}-\d\d-\d\d \d\d:\d\d UTC\), and restoring would replace that edit\. Restore it under another name, or restore anyway \(the edit stays in history\)\.$/,
     );
     expect(await read('-w-edited', 'lang.md')).toBe(cc);
   });
@@ -204,5 +207,58 @@ describe('restoring a memory over an edit Claude Code made to it since', () => {
     const { entry } = await call<{ entry: { rev: string } | null }>('history.restore', { dir: '-w-edited', rev: `${edited}~1`, file: 'lang.md' });
     expect(entry).not.toBeNull();
     expect(await read('-w-edited', 'lang.md')).toBe(topic('Lang', 'languages', 'project', 'TypeScript only.'));
+  });
+});
+
+describe('restoring a memory over an outside edit, whatever came between (review s45-2 #1, #2, #7)', () => {
+  const cc = topic('Lang', 'languages', 'project', 'TypeScript only. Go for the CLI since March.');
+  const original = topic('Lang', 'languages', 'project', 'TypeScript only.');
+  const refusedOver =
+    /^Nothing was restored: lang\.md was changed outside Memdir since \(by Claude Code or another program, \d{4}-\d\d-\d\d \d\d:\d\d UTC\), and restoring would replace that edit\. Restore it under another name, or restore anyway \(the edit stays in history\)\.$/;
+  async function firstRev(dir: string): Promise<string> {
+    const { entries } = await call<{ entries: { rev: string }[] }>('history.list', { dir });
+    return entries.at(-1)!.rev;
+  }
+
+  it('asks first after the memory was deleted and brought back by Undo, then edited by Claude Code', async () => {
+    const before = await firstRev('-w-undone');
+    const { rev } = await call<{ rev: string }>('memories.delete', { dir: '-w-undone', scope: 'private', file: 'lang.md' });
+    await call('history.undo', { dir: '-w-undone', rev });
+    expect(await read('-w-undone', 'lang.md')).toBe(original);
+    await fs.writeFile(path.join(mem('-w-undone'), 'lang.md'), cc);
+    const error = await refusal('history.restore', { dir: '-w-undone', rev: before, file: 'lang.md' });
+    expect(error).toMatchObject({ code: 'conflict', message: expect.stringMatching(refusedOver) });
+    expect(await read('-w-undone', 'lang.md')).toBe(cc);
+  });
+
+  it('asks first when an automatic Memdir change (an extract) came after the outside edit', async () => {
+    const before = await firstRev('-w-extract');
+    await fs.writeFile(path.join(mem('-w-extract'), 'lang.md'), cc);
+    const withLine = `${cc}Rust for the agent.\n`;
+    await transact(mem('-w-extract'), { source: 'extract', summary: 'Saved 1 memory from a session', dataDir: ctx.dataDir }, () =>
+      fs.writeFile(path.join(mem('-w-extract'), 'lang.md'), withLine),
+    );
+    const error = await refusal('history.restore', { dir: '-w-extract', rev: before, file: 'lang.md' });
+    expect(error).toMatchObject({ code: 'conflict', message: expect.stringMatching(refusedOver) });
+    expect(await read('-w-extract', 'lang.md')).toBe(withLine);
+  });
+
+  it('does not ask when the outside edit was put back byte for byte (restoring changes nothing there)', async () => {
+    const before = await firstRev('-w-putback');
+    await fs.writeFile(path.join(mem('-w-putback'), 'lang.md'), cc);
+    await call('history.list', { dir: '-w-putback' }); // the edit is recorded
+    await fs.writeFile(path.join(mem('-w-putback'), 'lang.md'), original);
+    const { entry } = await call<{ entry: unknown }>('history.restore', { dir: '-w-putback', rev: before, file: 'lang.md' });
+    expect(entry).toBeNull();
+    expect(await read('-w-putback', 'lang.md')).toBe(original);
+  });
+
+  it('says a memory Claude Code created since did not exist then, rather than that restoring would replace it', async () => {
+    const before = await firstRev('-w-new');
+    await fs.writeFile(path.join(mem('-w-new'), 'go.md'), topic('Go', 'go', 'project', 'Go for the CLI.'));
+    const error = await refusal('history.restore', { dir: '-w-new', rev: before, file: 'go.md' });
+    expect(error.message).not.toContain('would replace that edit');
+    expect(error.message).toContain('did not exist');
+    expect(await read('-w-new', 'go.md')).toBe(topic('Go', 'go', 'project', 'Go for the CLI.'));
   });
 });

@@ -29,6 +29,7 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { mergeLines } from '../../shared/line-merge.js';
 import { parseIndex } from '../../shared/index-format.js';
 import { strictUtf8 } from '../../shared/utf8.js';
+import { minuteUtc } from '../../shared/iso-time.js';
 
 export { HistoryError } from './git.js';
 export type { BroughtBack, HistoryEntry, HistoryFileChange } from './log-format.js';
@@ -763,7 +764,7 @@ export async function restoreFromHistory(
   // The point in words a person reads (History, an undo's refusal naming this entry): the change it
   // goes back to and when — not a commit id and an ISO time.
   const [when = '', subject = ''] = (await git(repo, ['show', '-s', '--format=%cI%n%s', hash])).stdout.split('\n');
-  const point = `after “${subject.trim()}” (${new Date(when.trim()).toISOString().slice(0, 16).replace('T', ' ')} UTC)`;
+  const point = `after “${subject.trim()}” (${minuteUtc(when.trim())})`;
   const as = file !== undefined && opts.as !== undefined && opts.as !== file ? checkFile(opts.as) : undefined;
   const summary = file ? `Restored ${file}${as ? ` as ${as}` : ''} as it was ${point}` : `Restored all memories as they were ${point}`;
   const { entry } = await transact(memoryDir, { source: 'restore', summary, dataDir: opts.dataDir }, async () => {

@@ -6,7 +6,8 @@
  * outside Memdir since (Claude Code's): the restore stops, naming it, and offers to restore under another name (`as`) or anyway (`overwriteChanged`, what is there
  * stays in history) — as the one undo stops for another memory at an old name.
  */
-import { everyLaterChange, restoreFromHistory } from '../history/index.js';
+import { everyLaterChange, readBytesAtRevision, restoreFromHistory } from '../history/index.js';
+import { minuteUtc } from '../../shared/iso-time.js';
 import { MemoryError } from './memory-error.js';
 import { checkNewMemoryPath, readText } from './memory-service.js';
 import { parseTopicFile } from './topic-file.js';
@@ -50,20 +51,23 @@ export async function restoreRevision(opts: {
 
 /**
  * Stops the restore of `file` as of `rev` when the name holds another memory now: a later change
- * took the memory away from it (deleted it, renamed it away), and the newest one to write the name
- * since was not a restore or an undo bringing it back; or when the memory stayed and the newest
- * change to it since was made outside Memdir (an `external` entry: Claude Code's edit). Run inside the restore's transaction, after
- * outside changes (Claude Code's write) are recorded.
+ * took the memory away from it (deleted it, renamed it away), and the first one to write the name
+ * again was not a restore or an undo bringing it back; or when what is there now holds an edit made
+ * outside Memdir (an `external` entry: Claude Code's) since the memory was last there — an edit no
+ * change of the person's own (`manual`, `restore`) came after: an automatic one (extract, dream, a
+ * sync pull, a fix) does not mean they saw it. Only when restoring would change the file: a file
+ * absent at `rev` is left to the restore's own "did not exist" sentence. Run inside the restore's
+ * transaction, after outside changes (Claude Code's write) are recorded.
  */
 async function refuseAnotherMemory(memoryDir: string, rev: string, file: string, history: { dataDir?: string }): Promise<void> {
   const now = await readText(memoryDir, file);
   if (now === null) return;
-  // Newest first: the changes since the memory last left the name.
+  // Oldest first: the changes since the memory was last at its name (the loop reads newest first).
   const since = [];
   for (const c of await everyLaterChange(memoryDir, rev, file, history)) {
     if (c.change.status === 'deleted' || (c.change.status === 'renamed' && c.change.from === file)) {
       const wrote = since.find((s) => s.change.status === 'added' || (s.change.status === 'renamed' && s.change.path === file));
-      if (!wrote || wrote.entry.source === 'restore') return;
+      if (!wrote || wrote.entry.source === 'restore') break;
       const name = parseTopicFile(now, file).meta.name;
       const what = [name ? `"${name}"` : '', `written by "${wrote.entry.summary}"`].filter(Boolean).join(', ');
       throw new MemoryError(
@@ -73,14 +77,14 @@ async function refuseAnotherMemory(memoryDir: string, rev: string, file: string,
     }
     since.unshift(c);
   }
-  // The memory stayed at its name: what is there now was last written outside Memdir (Claude Code's edit,
-  // which the person restoring may not have seen) — the restore asks first, as for another memory there.
-  const newest = since.at(-1);
-  if (newest?.entry.source === 'external') {
-    const when = `${new Date(newest.entry.time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-    throw new MemoryError(
-      'conflict',
-      `Nothing was restored: ${file} was changed outside Memdir since (by Claude Code or another program: "${newest.entry.summary}", ${when}), and restoring would replace that edit. Restore it under another name, or restore anyway (the edit stays in history).`,
-    );
-  }
+  // An outside edit (which the person restoring may not have seen) with none of their own changes after it.
+  const seen = since.findLastIndex((s) => s.entry.source === 'manual' || s.entry.source === 'restore');
+  const outside = since.slice(seen + 1).findLast((s) => s.entry.source === 'external');
+  if (!outside) return;
+  const then = await readBytesAtRevision(memoryDir, rev, file, history);
+  if (then === null || then.equals(Buffer.from(now))) return;
+  throw new MemoryError(
+    'conflict',
+    `Nothing was restored: ${file} was changed outside Memdir since (by Claude Code or another program, ${minuteUtc(outside.entry.time)}), and restoring would replace that edit. Restore it under another name, or restore anyway (the edit stays in history).`,
+  );
 }

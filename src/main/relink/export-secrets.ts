@@ -43,18 +43,12 @@ export interface PackedFile {
   data: Buffer;
 }
 
-/** `2026-12-05T12:30:11+00:00` as `2026-12-05 12:30 UTC`. */
-function when(time: string): string {
-  const date = new Date(time);
-  return Number.isNaN(date.getTime()) ? time : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
 function sentence(f: Omit<ExportFinding, 'message'>): string {
   const what = `${/^[AEIOU]/.test(f.title) ? 'an' : 'a'} ${f.title} (${f.match})`;
   const at = f.where === 'name' ? 'in its name' : f.line !== null ? `at line ${f.line}` : '';
   const fp = f.fingerprint ? ` [fingerprint ${f.fingerprint}]` : '';
   if (f.in === 'file') return `${f.file} holds ${what} ${at}${fp}.`;
-  const revision = `revision ${f.rev!.slice(0, 10)} of ${when(f.time!)}`;
+  const revision = `revision ${f.rev!.slice(0, 10)} of ${minuteUtc(f.time!)}`;
   if (f.where === 'message') return `The message of history ${revision} holds ${what}${fp}.`;
   return `${f.file} as ${revision} holds ${what} ${at}; ${f.stillInFile ? 'the file still holds it' : 'the file no longer holds it, only its history does'}${fp}.`;
 }
