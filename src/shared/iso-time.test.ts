@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from './iso-time.js';
+import { isoTime, minuteUtc } from './iso-time.js';
 
 describe('isoTime', () => {
   it('writes exactly what Date#toISOString writes, for any time', () => {
@@ -23,5 +23,13 @@ describe('isoTime', () => {
       expect(isoTime(Date.parse(text))).toBe(text);
     for (const ms of [0, 1.5, -1, 253_402_300_800_000, Date.UTC(1900, 1, 28)]) expect(isoTime(ms)).toBe(new Date(ms).toISOString());
     expect(() => isoTime(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('minuteUtc', () => {
+  it('says a time to the minute in UTC, whatever its offset, and leaves text that is no time as it is', () => {
+    expect(minuteUtc('2026-12-05T12:30:11+00:00')).toBe('2026-12-05 12:30 UTC');
+    expect(minuteUtc('2026-12-05T13:30:59+01:00')).toBe('2026-12-05 12:30 UTC');
+    expect(minuteUtc('yesterday')).toBe('yesterday');
   });
 });

@@ -8,6 +8,7 @@
  */
 import { readBundledTexts } from '../history/index.js';
 import { reportedFinding } from '../../shared/secret-types.js';
+import { minuteUtc } from '../../shared/iso-time.js';
 import { type Finding, fingerprintIn, scanContent, scanText } from '../secrets/index.js';
 
 /** A secret the export would carry, masked, with the one sentence that says where it is. */
