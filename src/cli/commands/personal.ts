@@ -339,7 +339,8 @@ export const personalConflictsCommand: CommandSpec = {
   args: [],
   options: { project: projectOption, home: homeOption, json: jsonOption },
   details: `A conflict is kept when your edits here and another machine's overlap in lines (edits to different lines are
-merged). The other machine's version is on disk; yours is kept in Memdir's data folder and in history.
+merged). The other machine's version is on disk ("theirsFrom": "disk"; after the undo of an earlier keep
+server, as last synced: see \`memdir team conflicts --help\`); yours is kept in Memdir's data folder and in history.
 JSON: as \`memdir team conflicts --json\` (keys are paths in the memory directory).
 Exit codes: 0 no conflict, 1 conflicts to resolve, 2 error.`,
   async run({ values, io }) {
@@ -360,7 +361,7 @@ export const personalResolveCommand: CommandSpec = {
     home: homeOption,
     json: jsonOption,
   },
-  details: `As \`memdir team resolve\`: --keep server keeps the other machine's version on disk (one history entry: yours
+  details: `As \`memdir team resolve\`: --keep server keeps the other machine's version (as on disk, or as last synced after the undo of an earlier keep; one history entry: yours
 recorded just before it, its undo puts yours back); mine, both and merged write (history entry, source "sync") and push. JSON: as \`memdir team resolve --json\`.
 ${ALLOW_SECRET_HELP}
 Exit codes: 0 resolved (and pushed), 1 resolved but not pushed yet, 2 refused.`,

@@ -133,7 +133,15 @@ export async function printConflicts(io: CliIo, values: Record<string, unknown>,
   if (values.json) {
     printJson(io, {
       project: { dir: loc.dir, memoryDir: loc.memoryDir },
-      conflicts: details.map((d) => ({ ...d.conflict, mine: d.mine, theirs: d.theirs, base: d.base, proposal: d.proposal, overlaps: d.overlaps })),
+      conflicts: details.map((d) => ({
+        ...d.conflict,
+        mine: d.mine,
+        theirs: d.theirs,
+        theirsFrom: d.theirsFrom,
+        base: d.base,
+        proposal: d.proposal,
+        overlaps: d.overlaps,
+      })),
     });
   } else if (details.length === 0) {
     io.out(`${loc.dir}: no open ${words.family} sync conflict.\n`);

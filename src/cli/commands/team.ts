@@ -251,10 +251,13 @@ export const teamConflictsCommand: CommandSpec = {
   args: [],
   options: { project: projectOption, home: homeOption, json: jsonOption },
   details: `A conflict is kept when your changes and the team's overlap in lines (changes to different lines are
-merged by the sync). The team's version is on disk; yours is kept in Memdir's data folder and in history.
+merged by the sync). The team's version is on disk ("theirsFrom": "disk") — after the undo of an earlier
+keep server, yours is, and "theirs" is the team's version as last synced ("last-synced"; "lost": that copy is
+gone here, "theirs" is the file, and keep server|both|merged are refused until a sync fetches it again); yours
+is kept in Memdir's data folder and in history.
 Looks only at this machine (no request to the server).
 JSON: {"project": {"dir", "memoryDir"}, "conflicts": [{"id", "key", "createdAt", "serverUpdatedBy", "serverUpdatedAt",
-  "localRev", "mine", "theirs", "base": text|null, "proposal": text|null (overlaps between <<<<<<< ======= >>>>>>>),
+  "localRev", "mine", "theirs", "theirsFrom": "disk"|"last-synced"|"lost", "base": text|null, "proposal": text|null (overlaps between <<<<<<< ======= >>>>>>>),
   "overlaps": n|null}]}
 Exit codes: 0 no conflict, 1 conflicts to resolve, 2 error.`,
   async run({ values, io }) {

@@ -194,10 +194,16 @@ export class BaseStore {
     this.known.add(sha);
   }
 
-  /** The base text of `sha`, or null when it was never kept. */
+  /**
+   * The base text of `sha`, or null when it was never kept or is gone (a cache: pruned, removed by
+   * hand) — then forgotten as kept, so the next pull that brings it saves it again (the app's
+   * "sync first" after the server's side of a conflict was lost).
+   */
   async read(sha: string): Promise<Buffer | null> {
     if (!/^[0-9a-f]{64}$/.test(sha)) return null;
-    return fs.readFile(path.join(this.dir, sha)).catch(() => null);
+    const bytes = await fs.readFile(path.join(this.dir, sha)).catch(() => null);
+    if (bytes === null) this.known.delete(sha);
+    return bytes;
   }
 
   /** Remove every base not in `keep`. */

@@ -4,6 +4,7 @@
  * move between private and team, secret alerts with redact and allow, the debounced push
  * driven by the memory watcher, one engine per project, reconnecting to another team.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -384,9 +385,60 @@ describe('team sync in the app', () => {
     expect(reopened.mine).toBe(mine.toString('utf8'));
     expect(reopened.both).toContain('A: sign the tag.');
     expect(reopened.both).toContain('B: after QA');
+    // The sync's copy of the team's version lost (bases/ is a cache): the team's side is not claimed for yours, and
+    // keeping both or a merge is refused as keeping theirs is — sync first (review s45-2 #4).
+    const sha = createHash('sha256').update(theirs).digest('hex');
+    const cached = (await fs.readdir(b.ctx.dataDir, { recursive: true })).filter((f) => f.endsWith(path.join('bases', sha)));
+    expect(cached.length).toBeGreaterThan(0);
+    for (const f of cached) await fs.rm(path.join(b.ctx.dataDir, f));
+    const lost = await ok<{ theirsFrom: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
+    expect(lost.theirsFrom).toBe('lost');
+    for (const take of ['both', 'merge'] as const) {
+      const refused = await b.api.call('team.resolve', { dir: '-work-app', id: conflict!.id, take, text: reopened.both });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringContaining('Sync first') } });
+    }
+    expect(await fs.readFile(file)).toEqual(mine);
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    expect(await ok<{ theirs: string; theirsFrom: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id })).toMatchObject({
+      theirs,
+      theirsFrom: 'last-synced',
+    });
     await ok(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server', theirsSha: reopened.theirsSha });
     expect(await fs.readFile(file, 'utf8')).toBe(theirs);
     expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('synced');
+  });
+
+  it("after take mine → Undo → keep the team's → Undo, the conflict shows the team's version (not your pushed one) and keep both pushes both to the other machine (review s45-2 #3)", async () => {
+    const base = topic('Tags', 'project', 'Tag on main.');
+    const theirs = topic('Tags', 'project', 'Tag on main.\nA: sign the tag.');
+    const mine = topic('Tags', 'project', 'Tag on main.\nB: after QA.');
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_tags.md'), base);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_tags.md'), theirs);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    const file = path.join(b.memoryDir, 'team', 'project_tags.md');
+    await fs.writeFile(file, mine);
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
+      (c) => c.key === 'project_tags.md',
+    );
+    // Take mine (pushed: the server now holds yours), then its Undo; keep the team's, then its Undo.
+    const tookMine = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'mine' });
+    await ok(b.api, 'history.undo', { dir: '-work-app', rev: tookMine.rev });
+    expect(await fs.readFile(file, 'utf8')).toBe(theirs);
+    const keptTeams = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
+    expect(await fs.readFile(file, 'utf8')).toBe(theirs);
+    await ok(b.api, 'history.undo', { dir: '-work-app', rev: keptTeams.rev });
+    expect(await fs.readFile(file, 'utf8')).toBe(mine);
+    const reopened = await ok<{ mine: string; theirs: string; theirsFrom: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
+    expect(reopened).toMatchObject({ mine, theirs, theirsFrom: 'last-synced' });
+    await ok(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'both' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    const onA = await fs.readFile(path.join(a.memoryDir, 'team', 'project_tags.md'), 'utf8');
+    expect(onA).toContain('A: sign the tag.');
+    expect(onA).toContain('B: after QA.');
   });
 
   it('raises a secret alert (event included), then redacts it in place with a history entry, and the file goes up', async () => {

@@ -192,8 +192,14 @@ export const conflictDetailSchema = z.object({
   conflict: teamConflictSchema,
   /** The local version the pull replaced. */
   mine: z.string(),
-  /** What the file holds now (the server's version, unless edited since). */
+  /** The other side: what the file holds now, or the sync's copy of the version last synced (see theirsFrom). */
   theirs: z.string(),
+  /**
+   * Where `theirs` came from: the file (`disk`); with yours on disk (after the Undo of keeping
+   * theirs) the sync's copy of the version the conflict was kept against (`last-synced`), or that
+   * copy gone (`lost`: `theirs` is the file, yours; keep both, a merge and keep theirs are refused).
+   */
+  theirsFrom: z.enum(['disk', 'last-synced', 'lost']),
   /** sha256 of `theirs`: sent back with "take mine" or a merge, so an edit since is never overwritten. */
   theirsSha: sha.nullable(),
   /** The version both sides last agreed on (null: not known on this machine). */

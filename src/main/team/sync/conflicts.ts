@@ -98,10 +98,7 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
   const currentSha = current ? sha256Hex(current.data) : null;
   const baseBytes = conflict.baseSha ? await e.bases.read(conflict.baseSha) : null;
   const mine = kept ? lenientUtf8.decode(kept) : '';
-  // Yours on disk (the Undo of "keep the team's version" put it back): the other side is the server's
-  // version this client saw, from the sync's cache — not the file, which would show yours as both sides.
-  const server = currentSha === conflict.localSha ? await seenServerVersion(e, conflict) : null;
-  const theirsBytes = server && server.sha !== currentSha ? server.bytes : (current?.data ?? null);
+  const { theirsFrom, theirsBytes } = await theirSide(e, conflict, current?.data ?? null, currentSha);
   const theirs = theirsBytes ? lenientUtf8.decode(theirsBytes) : '';
   const base = baseBytes ? lenientUtf8.decode(baseBytes) : null;
   // The same merge the pull made, on their side as shown (on disk, or the cached copy): what the app's editor and `team resolve --keep merged` start from.
@@ -121,6 +118,7 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
     mine,
     theirs,
     theirsSha: currentSha,
+    theirsFrom,
     base,
     proposal: merge?.text ?? null,
     both: merge?.both ?? union!.text,
@@ -152,13 +150,16 @@ export async function resolveConflict(
       bytes = kept;
     } else if (take === 'both') {
       // The text the merge editor starts from (conflictDetail): one rule for "keep both".
-      bytes = Buffer.from((await conflictDetail(e, id)).both, 'utf8');
+      const detail = await conflictDetail(e, id);
+      if (detail.theirsFrom === 'lost') throw theirsLost(e, named, take);
+      bytes = Buffer.from(detail.both, 'utf8');
     } else {
       if (opts.text === undefined) throw new TeamSyncError('invalid-input', 'A merge needs the merged text.');
       const problem = mergedTextProblem(named, opts.text);
       if (problem) throw new TeamSyncError('invalid-input', problem);
       // A merged text is written by a person: a secret neither side held is refused unless allowed.
       const detail = await conflictDetail(e, id);
+      if (detail.theirsFrom === 'lost') throw theirsLost(e, named, take);
       await refuseNewSecrets({ label: named, text: opts.text, before: [detail.mine, detail.theirs], allow: opts.allowSecrets });
       bytes = Buffer.from(opts.text, 'utf8');
     }
@@ -183,13 +184,41 @@ export async function resolveConflict(
 }
 
 /**
- * The server's version of the conflict's file this client last saw (its sha, and its bytes from the
- * sync's cache, bases/): null when the cache lost them or they no longer match the sha.
+ * The server's version the conflict was kept against (`serverSha`, moved forward when a newer one is
+ * written over your side: keptSideOverwritten), its bytes from the sync's cache (bases/): null when
+ * the cache lost them or they no longer match. Not the server's version now: after your own push
+ * (take mine, then its Undo) that is yours.
  */
 async function seenServerVersion(e: SyncEngine, conflict: TeamConflict): Promise<{ sha: string; bytes: Buffer } | null> {
-  const sha = e.server.get(conflict.key) ?? conflict.serverSha;
-  const bytes = await e.bases.read(sha);
-  return bytes && sha256Hex(bytes) === sha ? { sha, bytes } : null;
+  const bytes = await e.bases.read(conflict.serverSha);
+  return bytes && sha256Hex(bytes) === conflict.serverSha ? { sha: conflict.serverSha, bytes } : null;
+}
+
+/**
+ * The other side of a conflict as shown and merged, and where it came from: the file (`disk`); or,
+ * with yours on disk (the Undo of "keep the server's" put it back), the sync's copy of the version
+ * the conflict was kept against (`last-synced`) — `lost` when that copy is gone, the file (yours)
+ * standing in for it, and keeping both or a merge refused (theirsLost).
+ */
+async function theirSide(
+  e: SyncEngine,
+  conflict: TeamConflict,
+  current: Buffer | null,
+  currentSha: string | null,
+): Promise<{ theirsFrom: 'disk' | 'last-synced' | 'lost'; theirsBytes: Buffer | null }> {
+  if (currentSha === null || currentSha !== conflict.localSha || currentSha === conflict.serverSha) return { theirsFrom: 'disk', theirsBytes: current };
+  const server = await seenServerVersion(e, conflict);
+  return server ? { theirsFrom: 'last-synced', theirsBytes: server.bytes } : { theirsFrom: 'lost', theirsBytes: current };
+}
+
+/** The one refusal of a choice that needs the server's side when Memdir lost its copy of it and yours is on disk. */
+function theirsLost(e: SyncEngine, named: string, take: ConflictResolution): TeamSyncError {
+  const side = e.space.kind === 'team' ? "the team's version" : "the other machine's version";
+  const would = take === 'server' ? 'keeping it would leave yours on disk' : `keeping both or a merge would hold yours only`;
+  return new TeamSyncError(
+    'conflict',
+    `Memdir no longer has ${side} of ${named} here (its saved copy is gone), so ${would}: nothing was changed and the conflict stays open. Sync first (it fetches ${side} again), then choose again.`,
+  );
 }
 
 /** The one refusal of a choice made on a file that changed since the conflict was shown. */
@@ -236,12 +265,7 @@ async function keepServerSide(e: SyncEngine, conflict: TeamConflict, named: stri
   const serverBytes = holdsMine || holdsMerge ? ((await seenServerVersion(e, conflict))?.bytes ?? null) : null;
   // Never resolved with the user's side on disk (the next sync would push it): the server's bytes
   // are a cache entry (bases/) that can be lost; without them nothing changes.
-  if (holdsMine && !serverBytes) {
-    throw new TeamSyncError(
-      'conflict',
-      `Memdir no longer has ${side} of ${named} here (its saved copy is gone), so keeping it would leave yours on disk: nothing was changed and the conflict stays open. Sync first (it fetches ${side} again), then choose again.`,
-    );
-  }
+  if (holdsMine && !serverBytes) throw theirsLost(e, named, 'server');
   if (serverBytes) e.options.onWrite?.('before', [conflict.key]);
   const { entry } = await transact(
     e.memoryDir,
