@@ -75,7 +75,10 @@ export const restoreCommand: CommandSpec = {
   options: {
     home: homeOption,
     as: { type: 'string', valueName: 'NAME', description: 'restore the file under this free name instead (its pointer names it)' },
-    'overwrite-changed': { type: 'boolean', description: 'overwrite another memory written at its name since it left (kept in history)' },
+    'overwrite-changed': {
+      type: 'boolean',
+      description: 'overwrite another memory written at its name since it left, or an edit made outside Memdir since (kept in history)',
+    },
     json: jsonOption,
   },
   details: `A memory file restored alone gets its MEMORY.md pointer back too, at its old place when it
@@ -83,8 +86,9 @@ still reaches the agent there (else at the end); "notes" say where. The pointer 
 had for it (deleted outside Memdir, its line may have gone first); a memory no index ever listed gets a new one.
 When its name holds another memory written since it was deleted or renamed away (by Claude Code, say), the
 restore stops (exit 2, nothing written), naming it: --as NAME restores it under another name beside it,
---overwrite-changed restores anyway (what is there now stays in history). A memory whose newest
-change since <rev> was made outside Memdir (Claude Code's edit) stops the same way, naming that edit.
+--overwrite-changed restores anyway (what is there now stays in history). A memory holding an edit made
+outside Memdir since <rev> (Claude Code's) with no change of yours after it (a later extract, dream or sync
+does not count) stops the same way, naming when — unless restoring would leave the file as it is.
 A whole-snapshot restore retires a team memory the sync server holds instead of removing it (its text emptied;
 removed, the next sync would bring it back), and a note says so — unless the restore takes back a merge whose other
 folder syncs it with the same team (as merge undo: removed here only, the next team sync brings it back).
