@@ -1,6 +1,7 @@
 /**
- * Resolve one sync conflict: the other side's version (on disk now: the team's, or another of
- * your machines') and mine (kept when the pull overwrote it) side by side, lines only one side
+ * Resolve one sync conflict: the other side's version (the team's, or another of your machines':
+ * on disk now, or — yours on disk after the Undo of keeping theirs — the sync's copy of it as last
+ * synced) and mine (kept when the pull overwrote it) side by side, lines only one side
  * has marked, and an editable result that starts as the sync's own three-way merge (where the
  * versions overlap, both sides' lines), or both versions' lines in order when the base is not
  * known. Take theirs, take mine, or save the merge. Team sync and personal sync both use it.
@@ -19,6 +20,13 @@ export interface MergeWords {
   /** Where their version came from: "on the server by ann". */
   changedBy: (who: string) => string;
 }
+
+/** The other side's title, by where main took it from (ConflictDetail `theirsFrom`). */
+const THEIRS_FROM: Record<ConflictDetail['theirsFrom'], string> = {
+  disk: 'on disk now',
+  'last-synced': 'as last synced; yours is on disk',
+  lost: 'no longer saved here: sync first; shown is yours, on disk',
+};
 
 export const TEAM_MERGE_WORDS: MergeWords = { prefix: 'team/', theirs: "The team's", changedBy: (who) => `changed on the server by ${who}` };
 
@@ -59,8 +67,8 @@ export function MergeEditor({
       }
       banner={!conflict.localIsText && <p className="banner warning">Your version is not UTF-8 text; it is shown decoded as well as possible.</p>}
       theirs={{
-        // Yours on disk (the Undo of keeping theirs put it back): their side is the sync's copy of the version last synced.
-        title: `${words.theirs} version (${detail.theirsSha === conflict.localSha ? 'as last synced; yours is on disk' : 'on disk now'})`,
+        // Where main took their side from (conflictDetail's theirsFrom): one rule, said here in words.
+        title: `${words.theirs} version (${THEIRS_FROM[detail.theirsFrom]})`,
         text: detail.theirs,
       }}
       mine={{ title: 'Your version (kept)', text: detail.mine }}
@@ -73,7 +81,7 @@ export function MergeEditor({
       actions={[
         {
           label: `Take ${words.theirs.charAt(0).toLowerCase()}${words.theirs.slice(1)}`,
-          title: 'Keep what is on disk; your version stays in history',
+          title: 'Keep their version; yours stays in history',
           run: () => void resolve('server'),
         },
         { label: 'Take mine', title: 'Write your version back and push it', run: () => void resolve('mine') },

@@ -168,10 +168,10 @@ export function projectSyncSlice<S>(
         });
         set({ detail: null });
         // Every resolution (keep theirs, mine, both, a merge) is one history entry: its notice offers that entry's
-        // Undo — the file back as it was before, bytes and mode, and the conflict open again (followTakenBack).
+        // Undo — the file back as it was before, bytes and mode, and the conflict open again (followTakenBack);
+        // saved with its push failed too (nothing pushed yet: the entry is there to take back).
         const said = side.resolved(detail, take, answer);
-        if (said.failed) useToasts.getState().show('error', said.text);
-        else offerUndo(dir, answer.rev, said.text);
+        offerUndo(dir, answer.rev, said.text, [], undefined, said.failed ? 'error' : 'info');
         await get().refresh();
       } catch (error) {
         const ask = secretAskOf(error, allowSecrets);

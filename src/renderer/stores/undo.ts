@@ -44,10 +44,12 @@ export function offerUndo(
   text: string,
   notes: readonly string[] = [],
   more?: { details: string[]; detailsLabel: string },
+  /** `error`: done, but with a failure to say (a resolution saved whose push failed) — its Undo offered all the same. */
+  kind: 'info' | 'error' = 'info',
 ): void {
   const notice = noticeOf(text, notes);
   const details = [...notice.details, ...(more?.details ?? [])];
-  useToasts.getState().show('info', notice.text, rev ? { label: 'Undo', run: () => void undoEntry(dir, rev) } : undefined, {
+  useToasts.getState().show(kind, notice.text, rev ? { label: 'Undo', run: () => void undoEntry(dir, rev) } : undefined, {
     details,
     ...(more ? { detailsLabel: more.detailsLabel } : {}),
   });
