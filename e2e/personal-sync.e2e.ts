@@ -159,14 +159,12 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
       .first()
       .waitFor({ timeout: 20_000 });
     await fs.writeFile(file, `${head}Coffee.\n`);
-    await fs.chmod(file, 0o600);
     await b.goto(`${hosts[1]!.url}#/p/${encodeURIComponent(dirs.b)}/team`);
     const panel = b.getByRole('region', { name: 'Personal sync' });
     await panel.getByRole('button', { name: 'Sync now' }).click();
     const conflicts = panel.getByRole('table', { name: 'Personal sync conflicts' });
     await conflicts.locator('tr[data-key="user_me.md"]').waitFor({ timeout: 20_000 });
     const pulled = await fs.readFile(file, 'utf8');
-    const pulledMode = (await fs.stat(file)).mode & 0o777;
     expect(pulled).toContain('Green tea.');
     const notices = b.getByRole('region', { name: 'Notifications' });
 
@@ -180,11 +178,10 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
       await toast.waitFor({ timeout: 20_000 });
       await expect.poll(() => conflicts.count(), { timeout: 20_000 }).toBe(0);
       expect(await fs.readFile(file, 'utf8'), take).toContain('Coffee.');
-      // Its Undo, as team sync's: the file as the pull left it, its mode too, and the conflict open again to choose again.
+      // Its Undo, as team sync's: the file as the pull left it, and the conflict open again to choose again.
       await toast.getByRole('button', { name: 'Undo' }).click();
       await notices.getByRole('status').filter({ hasText: 'The personal sync conflict on user_me.md is open again' }).waitFor({ timeout: 20_000 });
       expect(await fs.readFile(file, 'utf8'), take).toBe(pulled);
-      expect((await fs.stat(file)).mode & 0o777, take).toBe(pulledMode);
       await conflicts.locator('tr[data-key="user_me.md"]').waitFor({ timeout: 20_000 });
       while ((await notices.getByRole('button', { name: 'Dismiss' }).count()) > 0) await notices.getByRole('button', { name: 'Dismiss' }).first().click();
     }
@@ -197,10 +194,11 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
     await expect.poll(() => fs.readFile(file, 'utf8'), { timeout: 20_000 }).toContain('Coffee.');
     await conflicts.locator('tr[data-key="user_me.md"]').getByRole('button', { name: 'Resolve…' }).click();
     const editor = panel.getByRole('region', { name: 'Resolve user_me.md' });
-    await editor
-      .getByRole('region', { name: "Your other machine's version (as last synced; yours is on disk)" })
-      .getByText('Green tea.')
-      .waitFor({ timeout: 20_000 });
+    const theirs = editor.getByRole('region', { name: "Your other machine's version (as last synced; yours is on disk)" });
+    await theirs.getByText('Green tea.').waitFor({ timeout: 20_000 });
+    // The whole of the other machine's version, line by line — not the merge this machine pushed (it holds 'Coffee.' too).
+    const shown = (await theirs.locator('.merge-line').allTextContents()).map((line) => (line === ' ' ? '' : line));
+    expect(shown).toEqual(pulled.split('\n'));
     await editor.getByRole('region', { name: 'Your version (kept)' }).getByText('Coffee.').waitFor();
     await b.screenshot({ path: artifact('23-personal-resolution-undone.png'), fullPage: true });
     expect(errors).toEqual([]);
