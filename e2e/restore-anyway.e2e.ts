@@ -79,7 +79,7 @@ describe.skipIf(!HAS_BROWSER)(`restore and revert anyway${HAS_BROWSER ? '' : ` (
     await refused.getByRole('button', { name: 'Restore anyway' }).click();
     await page
       .getByRole('status')
-      .filter({ hasText: /^Restored user_role\.md anyway: the memory that was there stays in history \(Undo puts it back\)\./ })
+      .filter({ hasText: /^Restored user_role\.md anyway: what was there stays in history \(Undo puts it back\)\./ })
       .waitFor();
     const restored = await read('user_role.md');
     expect(restored).toContain('name: User role');

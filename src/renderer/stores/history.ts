@@ -133,7 +133,7 @@ export const useHistory = create<HistoryState>()((set, get) => {
         const done = as
           ? `Restored ${file} as ${as}.`
           : anyway
-            ? `Restored ${file} anyway: the memory that was there stays in history (Undo puts it back).`
+            ? `Restored ${file} anyway: what was there stays in history (Undo puts it back).`
             : `Restored ${file}.`;
         if (entry) offerUndo(dir, entry.rev, done, notes);
         else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
