@@ -271,11 +271,13 @@ describe('frontmatter scanner', () => {
       { numRuns: 10_000 },
     );
     // Not a vacuous pass: the scanner answers a good share, some of them through the retry, and knows some failures.
+    // The headers are random: the bounds sit well below what a run gives (answered ~3,500, retried ~450–510, fails
+    // 97–138, cut ~230–250, known failures 60–97 in four runs; a bound of 100 on fails failed one run in four).
     expect(answered).toBeGreaterThan(3_000);
-    expect(retried).toBeGreaterThan(100);
-    expect(fails).toBeGreaterThan(100);
+    expect(retried).toBeGreaterThan(200);
+    expect(fails).toBeGreaterThan(40);
     expect(cutHeaders).toBeGreaterThan(100);
-    expect(knownFailures).toBeGreaterThan(30);
+    expect(knownFailures).toBeGreaterThan(20);
   });
 
   it.skipIf(realFixturesRoot() === null)(`answers nearly every header of the real memory directories, exactly (skipped when ${NO_FIXTURES})`, () => {
