@@ -292,6 +292,28 @@ describe('life cycle', () => {
     expect(await memory.store.list()).toEqual([]);
   });
 
+  // Review s45-6: a session followed before Session Memory was turned off keeps its saved counters, and each
+  // listing read everything since them again.
+  it('lists a session it followed before by reading only what was appended since the listing before', async () => {
+    turn('one', 3, 12_000);
+    await flush();
+    const memory = sessions();
+    await memory.observe(fx.transcript());
+    turn('two', 2, 18_000);
+    await flush();
+    expect((await memory.list()).map((s) => [s.sessionId, s.toolCallsSinceUpdate])).toEqual([['session-1', 2]]);
+    // Turn two's lines blanked (its last kept): only a reading from the saved counters again loses its two tool calls.
+    const text = await fs.readFile(fx.transcript(), 'utf8');
+    const last = text.lastIndexOf('\n', text.length - 2) + 1;
+    const from = text.lastIndexOf('\n', text.indexOf('"two"')) + 1;
+    const handle = await fs.open(fx.transcript(), 'r+');
+    await handle.write(`${' '.repeat(Buffer.byteLength(text.slice(from, last)) - 1)}\n`, Buffer.byteLength(text.slice(0, from)));
+    await handle.close();
+    turn('three', 1, 19_000);
+    await flush();
+    expect((await memory.list()).map((s) => [s.sessionId, s.toolCallsSinceUpdate])).toEqual([['session-1', 3]]);
+  });
+
   it('ignores sub-agent transcripts and files outside the home', async () => {
     const sub = path.join(fx.projectDir, 'session-1', 'subagents', 'agent-a.jsonl');
     await fs.mkdir(path.dirname(sub), { recursive: true });

@@ -149,11 +149,13 @@ export class SessionMemory {
   readonly store: SessionStore;
   private readonly chains = new Map<string, Promise<unknown>>();
   /**
-   * What was read of sessions it does not follow, kept in this process only (nothing is written
-   * for them): the next look reads what was appended since, not the whole transcript again — the
-   * app's Live sessions asks every few seconds. Kept for the transcripts the last listing showed.
+   * What a look that writes nothing read (a listing's), kept in this process only: the next one
+   * reads what was appended since, not the whole transcript again (a session it does not follow),
+   * nor all since its saved counters (one it followed before Session Memory was turned off) — the
+   * app's Live sessions asks every few seconds. Used while the saved state is still the one it
+   * started from; kept for the transcripts the last listing showed.
    */
-  private readonly unfollowed = new Map<string, SessionState>();
+  private readonly looked = new Map<string, { from: string; state: SessionState }>();
   /** Aborts the looks under way when the app closes (a note's model call among them). */
   private readonly stopping = new AbortController();
 
@@ -208,8 +210,12 @@ export class SessionMemory {
   private async look(file: string, sessionId: string, project: string, options: ObserveOptions): Promise<SessionStatus | null> {
     const write = options.write !== false;
     const stored = await this.store.load(sessionId);
-    const peeked = stored ? undefined : this.unfollowed.get(file);
-    let state = stored && stored.transcriptPath === file ? stored : (peeked ?? newSessionState(sessionId, file, project));
+    const own = stored && stored.transcriptPath === file ? stored : null;
+    // The saved state a look started from: a kept look is good while it is still that one.
+    const from = own ? `${own.cursor?.offset ?? 0}:${own.updates}:${own.lastUpdate?.at ?? ''}` : '';
+    const kept = write ? undefined : this.looked.get(file);
+    const peeked = kept?.from === from ? kept.state : undefined;
+    let state = peeked ?? own ?? newSessionState(sessionId, file, project);
     const cursors = new StateCursorStore(this.options.dataDir, state.cursor);
     let open: Turn | null = null;
     let seen = stored !== null || peeked !== undefined;
@@ -274,8 +280,8 @@ export class SessionMemory {
     }
     if (write) {
       await this.store.save(state);
-      this.unfollowed.delete(file);
-    } else if (!stored) this.unfollowed.set(file, state);
+      this.looked.delete(file);
+    } else this.looked.set(file, { from, state });
     return this.status(state, contextTokens, counters);
   }
 
@@ -410,15 +416,14 @@ export class SessionMemory {
     }
     if (options.recentMinutes !== undefined) {
       const since = this.now().getTime() - options.recentMinutes * 60_000;
-      const listed = new Set<string>();
       for (const file of await listHomeTranscripts(this.options.home)) {
         if (file.kind !== 'session' || file.mtimeMs < since || seen.has(path.resolve(file.path))) continue;
-        listed.add(path.resolve(file.path));
+        seen.add(path.resolve(file.path));
         const status = await this.observe(file.path, { write: false });
         if (status) statuses.push(status);
       }
-      for (const file of this.unfollowed.keys()) if (!listed.has(file)) this.unfollowed.delete(file);
     }
+    for (const file of this.looked.keys()) if (!seen.has(file)) this.looked.delete(file);
     return statuses.sort((a, b) => (b.lastActivityAt ?? '').localeCompare(a.lastActivityAt ?? '') || a.sessionId.localeCompare(b.sessionId));
   }
 }
