@@ -248,35 +248,6 @@ describe('AutoMemory in the running app', () => {
     expect(lines[0]).toMatch(/cannot tell it saw every change \(ELOOP: too many symbolic links.*\); it stops recording how far it watched/);
   });
 
-  // Review s45-3 #8: with the hooks connected the spool already holds the turns that ended while the
-  // app was closed; the watcher's catch-up still reported each transcript written meanwhile, one
-  // more "Extract memories" job apiece that found nothing new.
-  it('with hooks connected, the start takes the turns from the spool and runs no catch-up job beside', async () => {
-    await updateAppSettings(fx.dataDir, { session: { enabled: false } });
-    const plan = await planHooksChange(fx.home, 'connect', { dataDir: fx.dataDir });
-    await applyHooksChange(fx.home, 'connect', plan.baseHash, { dataDir: fx.dataDir });
-    await auto.start();
-    await auto.watching();
-    await auto.close();
-    expect(await new ExtractionStore(fx.dataDir).loadWatched(fx.home)).toBeDefined();
-    // While the app is closed, a turn ends and the Stop hook spools it.
-    await writeTurn('we never mock the database in integration tests');
-    expect((await hook('Stop')).outcome).toBe('spooled');
-    // The app starts later (a transcript written as the watch begins is a live change, reported as such).
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-
-    const provider = await fakeProvider(fake, fx.dataDir);
-    auto = new AutoMemory(ctx, { provider: async () => provider });
-    await auto.start();
-    await waitFor(async () => (await pending()).length > 0, 15_000, 'the spooled turn to be extracted');
-    await auto.watching();
-    // Longer than a catch-up report takes (quiet is 1 s here) before its job would show.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
-    await auto.extraction.idle();
-    expect(ctx.jobs.list().filter((j) => j.kind === 'extract')).toHaveLength(1);
-    expect(extractionRequests()).toHaveLength(1);
-  });
-
   it('closing stops its extraction runs and leaves the turn owed on disk, with nothing still writing afterwards', async () => {
     // The model never answers: the run is still going when the app quits.
     fake.setHandler(() => ({ kind: 'hang' }));

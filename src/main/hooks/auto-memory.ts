@@ -262,10 +262,8 @@ export class AutoMemory {
   private async startWatcher(): Promise<void> {
     const { settings } = await loadAppSettings(this.host.dataDir);
     const home = this.host.home;
-    // What sessions wrote since the last run's watcher had everything reported is caught up —
-    // without the hooks: with them, the spool holds the turns that ended meanwhile. The record is
-    // kept either way, for a start after the hooks are disconnected.
-    const lastWatched = this.hooksConnected ? undefined : await this.extraction.lastWatched(home);
+    // What sessions wrote since the last run's watcher had everything reported is caught up.
+    const lastWatched = await this.extraction.lastWatched(home);
     const watcher = new TurnEndWatcher({
       home,
       ...(lastWatched !== undefined ? { lastWatched } : {}),
