@@ -10,6 +10,7 @@ import { type ExtractFixture, createExtractFixture, fakeProvider, operationsRepl
 import { AutoMemory } from './auto-memory.js';
 import { HOOK_LOG_FILE, runHook, spoolDir } from '../hook-spool/index.js';
 import { applyHooksChange, planHooksChange, readHooksStatus } from './claude-settings-hooks.js';
+import { userSettingsFile } from '../settings/claude-settings-file.js';
 import { waitFor } from '../core/test-support/wait-for.js';
 
 let fx: ExtractFixture;
@@ -313,6 +314,31 @@ describe('AutoMemory in the running app', () => {
     await auto.start();
     const [proposal] = await waitFor(async () => ((await pending()).length > 0 ? pending() : null), 15_000, 'the owed turn to be extracted at the next start');
     expect(proposal).toMatchObject({ kind: 'proposal', operation: { file: 'feedback_real_db.md' } });
+  });
+
+  // Review s45-5: hooks in settings.json do not mean the events reach the spool (here a settings file Claude Code
+  // ignores, a comment before its JSON): the start catches up with the hooks connected too, or that turn is lost.
+  it('catches up at start with the hooks connected too: a turn that ended while closed, in a session whose hooks never ran', async () => {
+    const plan = await planHooksChange(fx.home, 'connect', { dataDir: fx.dataDir });
+    await applyHooksChange(fx.home, 'connect', plan.baseHash, { dataDir: fx.dataDir });
+    const file = userSettingsFile(fx.home);
+    await fs.writeFile(file, `// my settings\n${await fs.readFile(file, 'utf8')}`);
+    await auto.start();
+    await auto.watching();
+    await auto.close();
+    expect(await new ExtractionStore(fx.dataDir).loadWatched(fx.home)).toBeDefined();
+    // While closed a session ends a turn; Claude Code runs no hook (it ignores the file), so the spool is empty.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const t = fx.builder().setTime(new Date().toISOString());
+    t.prompt('we never mock the database in integration tests').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.appendFile(fx.transcript(), t.take());
+    // Well before the next start, so its first scan does not take it for a turn ending as it looks.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const provider = await fakeProvider(fake, fx.dataDir);
+    auto = new AutoMemory(ctx, { provider: async () => provider });
+    await auto.start();
+    await waitFor(async () => (await pending()).length > 0, 20_000, 'the turn that ended while the app was closed to be extracted');
+    expect(extractionRequests().filter((r) => JSON.stringify(r.body?.messages ?? '').includes('we never mock the database'))).toHaveLength(1);
   });
 
   // Review s44 #6: a run asked for as the app closes must not start after close began (close then
