@@ -7,7 +7,7 @@
  * which an export otherwise packs unseen (compressed inside the bundle, `grep` does not find it).
  */
 import { readBundledTexts } from '../history/index.js';
-import { reportedFinding } from '../../shared/secret-types.js';
+import { reportedFinding, whereFound } from '../../shared/secret-types.js';
 import { minuteUtc } from '../../shared/iso-time.js';
 import { type Finding, fingerprintIn, scanContent, scanText } from '../secrets/index.js';
 
@@ -46,7 +46,8 @@ export interface PackedFile {
 
 function sentence(f: Omit<ExportFinding, 'message'>): string {
   const what = `${/^[AEIOU]/.test(f.title) ? 'an' : 'a'} ${f.title} (${f.match})`;
-  const at = f.where === 'name' ? 'in its name' : f.line !== null ? `at line ${f.line}` : '';
+  const at =
+    f.where === 'name' || f.line !== null ? whereFound({ where: f.where === 'name' ? 'name' : 'content', line: f.line ?? 0 }, (n) => `at line ${n}`) : '';
   const fp = f.fingerprint ? ` [fingerprint ${f.fingerprint}]` : '';
   if (f.in === 'file') return `${f.file} holds ${what} ${at}${fp}.`;
   const revision = `revision ${f.rev!.slice(0, 10)} of ${minuteUtc(f.time!)}`;

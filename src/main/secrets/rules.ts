@@ -282,20 +282,26 @@ function passwordProse(text: string): RuleMatch[] {
 // password runs to the line's end and is judged as a URL's (heuristics.ts) and, being no word of
 // prose, must look made (as before a host: 8 or more characters of three kinds, or 12 of two).
 const PGPASS_LINE =
-  /^[ \t]{0,8}(?:[-*+>][ \t]{1,4})?(?:([A-Za-z.][A-Za-z0-9 ._-]{0,40}):[ \t]{1,4})?`?(?:\*|localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):(?:\*|\d{1,5}):(?:\*|[A-Za-z0-9_.$-]{1,63}):(\*|[A-Za-z0-9_.@$-]{1,63}):([^\s`]{1,200})`?[ \t]*(?:#[^\n]{0,200})?$/gm;
+  /^[ \t]{0,8}(?:[-*+>][ \t]{1,4})?(?:([A-Za-z.][A-Za-z0-9 ._-]{0,40}):[ \t]{1,4})?`?(\*|localhost|[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}):(\*|\d{1,5}):(\*|[A-Za-z0-9_.$-]{1,63}):(\*|[A-Za-z0-9_.@$-]{1,63}):([^\s`]{1,200})`?[ \t]*(?:#[^\n]{0,200})?$/gm;
 
 // A label before a .pgpass line names the file or the database (`pgpass:`, `Prod DB:`); any other
 // label makes a trace, a cache key or a health check of the same shape (review s45-4 #3).
 const PGPASS_LABEL = /(?:^|[^A-Za-z])(?:\.?pgpass|pgpassfile|postgres(?:ql)?|psql|pg|db|database)(?![A-Za-z])/i;
+// A label naming .pgpass or PostgreSQL; a PostgreSQL port (or `*`: the file's own wildcard); a host or database saying so.
+const PGPASS_FILE = /(?:^|[^A-Za-z])(?:\.?pgpass|pgpassfile|postgres(?:ql)?|psql|pg)(?![A-Za-z])/i;
+const PG_PORT = /^(?:\*|543[2-9]|6432|6543|25060)$/;
+const PG_NAME = /(?:^|[^A-Za-z])(?:db|pg|postgres(?:ql)?|psql|sql|database)(?![A-Za-z])|\*/i;
 
 function pgpassLines(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const m of text.matchAll(PGPASS_LINE)) {
-    const password = m[3]!;
-    if (m[1] !== undefined && !PGPASS_LABEL.test(m[1])) continue;
-    if (looksLikePlaceholderUrlPassword(password, m[2]) || looksLikeReference(password) || !looksMade(password, 8)) continue;
+    const [, label, host, port, database, user, password] = m as unknown as string[];
+    if (label !== undefined && !PGPASS_LABEL.test(label)) continue;
+    // With no label, or one naming any database (`Redis DB:`), the line must be PostgreSQL's (review s45-6 #3).
+    if ((label === undefined || !PGPASS_FILE.test(label)) && !PG_PORT.test(port!) && !PG_NAME.test(`${host} ${database}`)) continue;
+    if (looksLikePlaceholderUrlPassword(password!, user) || looksLikeReference(password!) || !looksMade(password!, 8)) continue;
     const start = m.index + m[0].lastIndexOf(`:${password}`) + 1;
-    found.push({ start, end: start + password.length });
+    found.push({ start, end: start + password!.length });
   }
   return found;
 }
@@ -337,7 +343,9 @@ const NOT_A_SLASH_PASSWORD =
 // The commonest human passwords: one word and 2–4 digits (`Summer2024`, `Admin123`), or a word with
 // a digit or sign for a letter (`Passw0rd`, `P@ssword`) — not a name with a digit inside
 // (`Guest2Access`) or of CamelCase pieces (`PostgreSQL16`, `GitHubActions2`); review s45-4 #2.
-const COMMON_PASSWORD = /^[A-Z]?[a-z]{2,}\d{2,4}[!?#$]?$|^[A-Za-z]?[a-z]*[013457@$][a-z]+\d{0,4}[!?#$]?$/;
+// Digits are a year or a run from 1 (`Python311`, `Jammy2204` are versions), a word ends in no plural `s`
+// (`Dashboards2024`), and a leet letter is 0, 1, @ or $ (`Log4shell`, `Web3auth` are names; review s45-6 #2).
+const COMMON_PASSWORD = /^[A-Z]?[a-z]*[a-rt-z](?:(?:19|20)\d\d|12|123|1234)[!?#$]?$|^[A-Za-z]?[a-z]*[01@$][a-z]+\d{0,4}[!?#$]?$/;
 
 /**
  * Whether a value after a login's slash is made rather than named: it holds a character no name
@@ -346,8 +354,11 @@ const COMMON_PASSWORD = /^[A-Z]?[a-z]{2,}\d{2,4}[!?#$]?$|^[A-Za-z]?[a-z]*[013457
  * of the commonest passwords (COMMON_PASSWORD) — a name with a digit (`Guest2Access`,
  * `GitHubActions2`, `Terraform2Modules`, `sudo-Enabled2`) is a note's.
  */
-function madeAfterSlash(value: string): boolean {
-  if (/[^A-Za-z0-9._-]/.test(value) || COMMON_PASSWORD.test(value)) return true;
+function madeAfterSlash(value: string, after: string, listed: boolean): boolean {
+  if (/[^A-Za-z0-9._-]/.test(value)) return true;
+  // A lower-case word after it (`admin / Overview2024 dashboard`: PROSE_AFTER, as for a pass), or a table's cell or a
+  // list's item (`| deploy | root / Deploy2024 |`, `Reviewers: admin, deploy-bot / Renovate2024`) make it a note's.
+  if (COMMON_PASSWORD.test(value) && !listed && !PROSE_AFTER.test(after)) return true;
   return value.split(/[-_.]/).some((piece) => (piece.match(/[A-Za-z]+|[0-9]+/g) ?? []).length >= 4);
 }
 const PASSWORD_AFTER_SLASH = /(["'`]?)([^\s"'`;<>(){}[\]=:/][^\s"'`;]{5,99})\1/y;
@@ -375,7 +386,7 @@ const PASSWORD_SIGN = /[!$%^*~]/;
  * - no blanks around the slash (a path's shape: `Branch: ci/bump-node-20-lts`): after a label naming
  *   credentials, or after any label when the user is an account's name and the password holds a sign.
  */
-function loginBefore(text: string, end: number, spaced: boolean): { user: string; signed: boolean } | null {
+function loginBefore(text: string, end: number, spaced: boolean): { user: string; signed: boolean; loose?: boolean; listed?: boolean } | null {
   let start = end;
   while (start > 0 && end - start < 64 && /[A-Za-z0-9._@-]/.test(text[start - 1]!)) start--;
   const user = text.slice(start, end);
@@ -389,23 +400,29 @@ function loginBefore(text: string, end: number, spaced: boolean): { user: string
   let lineStart = headEnd;
   // A clause starts at a line's start, or after a `;`, `,` or a table's `|` (`Grafana: see the vault; Jenkins: admin / …`).
   while (lineStart > 0 && headEnd - lineStart < 60 && !CLAUSE_START.test(text[lineStart - 1]!)) lineStart--;
-  if (lineStart > 0 && !CLAUSE_START.test(text[lineStart - 1]!)) return null;
-  const head = text.slice(lineStart, headEnd);
   const account = ACCOUNT_NAME.test(user);
-  if (!colon) return account && HEAD_BEFORE_USER.test(head) ? { user, signed: false } : null;
-  if (!LABEL_BEFORE_COLON.test(head)) return null;
-  if (CREDENTIAL_LABEL.test(head)) return { user, signed: false };
-  return account ? { user, signed: !spaced } : null;
+  // A weak context (any label or prose before an account's name): not code (`angle = 2 * pi / …`).
+  const loose =
+    account && spaced && !/[\w\])]\s*=\s*[\w"'([]|[{}]/.test(text.slice(Math.max(0, start - 60), start)) ? { user, signed: false, loose: true } : null;
+  if (lineStart > 0 && !CLAUSE_START.test(text[lineStart - 1]!)) return loose;
+  const head = text.slice(lineStart, headEnd);
+  if (!colon) return account && HEAD_BEFORE_USER.test(head) ? { user, signed: false, listed: lineStart > 0 && /[,|]/.test(text[lineStart - 1]!) } : loose;
+  if (!LABEL_BEFORE_COLON.test(head)) return loose;
+  const listed = lineStart > 0 && /[,|]/.test(text[lineStart - 1]!);
+  if (CREDENTIAL_LABEL.test(head)) return { user, signed: false, listed };
+  return account ? { user, signed: !spaced, listed } : null;
 }
 
 function loginPairs(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
-  const judge = (m: RegExpMatchArray, user: string, quote: string, raw: string, made: boolean, signed = false) => {
+  const judge = (m: RegExpMatchArray, user: string, quote: string, raw: string, made: boolean, signed = false, loose = false, listed = false) => {
     const password = quote === '' ? raw.replace(SENTENCE_END, '') : raw;
     if (signed && !PASSWORD_SIGN.test(password)) return;
+    if (loose && !/[^A-Za-z0-9._-]/.test(password) && !password.split(/[-_.]/).some((piece) => (piece.match(/[A-Za-z]+|[0-9]+/g) ?? []).length >= 4)) return;
     if (looksLikePlaceholderUrlPassword(password, user) || looksLikeReference(password) || /^\d+$/.test(password)) return;
     if (password.length < 6 || entropy(password) < 2.0 || charClasses(password) < 2) return;
-    if (made && (!looksMade(password, 8) || !madeAfterSlash(password) || hashingTerm(password) || NOT_A_SLASH_PASSWORD.test(password))) return;
+    const after = text.slice(m.index! + m[0].length - raw.length + password.length, m.index! + m[0].length + 40);
+    if (made && (!looksMade(password, 8) || !madeAfterSlash(password, after, listed) || hashingTerm(password) || NOT_A_SLASH_PASSWORD.test(password))) return;
     const start = m.index! + m[0].length - raw.length - quote.length;
     found.push({ start, end: start + password.length });
   };
@@ -417,12 +434,14 @@ function loginPairs(text: string): RuleMatch[] {
     if (login === null) continue;
     PASSWORD_AFTER_SLASH.lastIndex = slash.index + slash[0].length;
     const m = PASSWORD_AFTER_SLASH.exec(text);
-    if (m !== null) judge(m, login.user, m[1]!, m[2]!, true, login.signed);
+    if (m !== null) judge(m, login.user, m[1]!, m[2]!, true, login.signed, login.loose ?? false, login.listed ?? false);
   }
   for (const m of text.matchAll(LOGIN_THEN_PASSWORD)) {
     const bare = /^(?:pass|pw)$/i.test(m[4]!);
     // A bare pass after an account's name (`user admin pass: …`) needs its `:` only after the pass (review s45-4 #10).
     if (bare && !(/[:=]/.test(m[5]!) && (/[:=]/.test(m[1]!) || ACCOUNT_NAME.test(m[3]!)))) continue;
+    // …and then lower-case pieces joined by `-` are a note's (`login guest pass: expired-2024`; review s45-6 #7).
+    if (bare && !/[:=]/.test(m[1]!) && /^[a-z0-9]+(?:-[a-z0-9]+)+$/.test(m[7]!.replace(SENTENCE_END, ''))) continue;
     judge(m, m[3]!, m[6]!, m[7]!, false);
   }
   return found;

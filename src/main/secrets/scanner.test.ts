@@ -785,6 +785,22 @@ describe('every view a reader could decode (issue 15)', () => {
     ['a URL whose user is an e-mail address, a word password', 'SMTP: smtp://alice@gmail.com:sunshine@smtp.gmail.com', 'sunshine'],
     ['a connection string whose user is an e-mail address, a word password', 'relay alice@gmail.com:sunshine@smtp.gmail.com:587', 'sunshine'],
     ['a word password before a mail server (no mailbox is at smtp.)', 'mail: admin:sunshine@smtp.gmail.com', 'sunshine'],
+    // Review s45-6 #1: found before s45-secfix2, missed after — separators, labels and prose before an account's name.
+    ['a login pair after a service and a dash', 'Jenkins — admin / Summer2024!', 'Summer2024!'],
+    ['a login pair after a service and a hyphen', 'Jenkins - admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a service and an arrow', 'Jenkins => admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a service and an arrow sign', 'Jenkins → admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a service, a dash and a login label', 'Grafana — login: admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a service and its place in brackets', 'Jenkins (prod) admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after two services joined by a slash', 'Grafana/Prometheus: admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a service and its address', 'Grafana (https://grafana.internal): admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a host and port', 'grafana.internal:3000 admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a login word', 'Grafana: login admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a user word', 'Grafana: user admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair in prose', 'the Grafana login is admin / Xk9#mP2qLw', 'Xk9#mP2qLw'],
+    ['a login pair in prose naming the account', 'the Grafana admin login is admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a sentence and a login label', 'Grafana lives at https://grafana.internal. Login: admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a login pair after a label of more than 41 characters', 'Staging Grafana for the payments team (EU region): admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
   ] as const)('finds %s (session 45)', async (_name, text, secret) => {
     const found = await scanText(text);
     expect(found, text).toHaveLength(1);
@@ -815,6 +831,30 @@ describe('every view a reader could decode (issue 15)', () => {
       // A connection string's pair of keys, the password a placeholder (fixtures: N3rdage__the-library).
       'Host=localhost;Port=5432;Database=booktracker;Username=postgres;Password=yourpassword',
       'Username=psqladmin;Password=<YourPassword>;SSL Mode=Require;',
+      // Review s45-6 #2: a word and digits after an account's name that is a note's; #3: .pgpass-shaped lines of no database; #7: a bare pass's value.
+      'Grafana: admin / Overview2024 dashboard',
+      'Owner: admin / Platform2024 team',
+      'Sprint: demo / Sprint2024 retro',
+      'Docker: root / rootless2024 mode',
+      'Schedule: guest / Friday2024 talks',
+      'Plan; root / Debian12 then upgrade',
+      'Ticket: admin / Log4shell patch',
+      'CI runner: jenkins / Python311',
+      '| ci | jenkins / Python311 |',
+      'Base image: ubuntu / Jammy2204',
+      '| Image | ubuntu / Jammy2204 |',
+      'Reviewers: admin, deploy-bot / Renovate2024',
+      'Grafana: admin / Dashboards2024',
+      '| deploy | root / Deploy2024 |',
+      'Auth: admin / Web3auth',
+      'Patched by admin / Log4shell',
+      'api.example.com:443:GET:users:Request-Timeout-30s',
+      '`api.example.com:443:GET:users:Request-Timeout-30s`',
+      'cache.redis.local:6379:0:session:user-42-Cart_v2',
+      '- web1.internal:8080:check:inter:2000ms-Fall3',
+      'Redis DB: cache.redis.local:6379:0:session:user-42-Cart_v2',
+      'user demo pass: 3-day-trial',
+      'login guest pass: expired-2024',
     ]) {
       expect(await scanText(text), text).toEqual([]);
     }
