@@ -354,11 +354,15 @@ const COMMON_PASSWORD = /^[A-Z]?[a-z]*[a-rt-z](?:(?:19|20)\d\d|12|123|1234)[!?#$
  * of the commonest passwords (COMMON_PASSWORD) — a name with a digit (`Guest2Access`,
  * `GitHubActions2`, `Terraform2Modules`, `sudo-Enabled2`) is a note's.
  */
-function madeAfterSlash(value: string, after: string, listed: boolean): boolean {
+/** Where a login pair stands: after a label naming credentials, in a table's cell or a list's item, or neither. */
+type LoginContext = 'labelled' | 'listed' | 'plain';
+function madeAfterSlash(value: string, after: string, context: LoginContext): boolean {
   if (/[^A-Za-z0-9._-]/.test(value)) return true;
   // A lower-case word after it (`admin / Overview2024 dashboard`: PROSE_AFTER, as for a pass), or a table's cell or a
   // list's item (`| deploy | root / Deploy2024 |`, `Reviewers: admin, deploy-bot / Renovate2024`) make it a note's.
-  if (COMMON_PASSWORD.test(value) && !listed && !PROSE_AFTER.test(after)) return true;
+  if (COMMON_PASSWORD.test(value) && context !== 'listed' && !PROSE_AFTER.test(after)) return true;
+  // Under a label naming credentials any word and digits is one (`Credentials: alice / correcthorse42`).
+  if (context === 'labelled' && /^[A-Za-z]{3,}\d{2,4}[!?#$]?$/.test(value)) return true;
   return value.split(/[-_.]/).some((piece) => (piece.match(/[A-Za-z]+|[0-9]+/g) ?? []).length >= 4);
 }
 const PASSWORD_AFTER_SLASH = /(["'`]?)([^\s"'`;<>(){}[\]=:/][^\s"'`;]{5,99})\1/y;
@@ -386,7 +390,7 @@ const PASSWORD_SIGN = /[!$%^*~]/;
  * - no blanks around the slash (a path's shape: `Branch: ci/bump-node-20-lts`): after a label naming
  *   credentials, or after any label when the user is an account's name and the password holds a sign.
  */
-function loginBefore(text: string, end: number, spaced: boolean): { user: string; signed: boolean; loose?: boolean; listed?: boolean } | null {
+function loginBefore(text: string, end: number, spaced: boolean): { user: string; signed: boolean; loose?: boolean; context?: LoginContext } | null {
   let start = end;
   while (start > 0 && end - start < 64 && /[A-Za-z0-9._@-]/.test(text[start - 1]!)) start--;
   const user = text.slice(start, end);
@@ -401,28 +405,37 @@ function loginBefore(text: string, end: number, spaced: boolean): { user: string
   // A clause starts at a line's start, or after a `;`, `,` or a table's `|` (`Grafana: see the vault; Jenkins: admin / …`).
   while (lineStart > 0 && headEnd - lineStart < 60 && !CLAUSE_START.test(text[lineStart - 1]!)) lineStart--;
   const account = ACCOUNT_NAME.test(user);
+  const listed: LoginContext = lineStart > 0 && /[,|]/.test(text[lineStart - 1]!) ? 'listed' : 'plain';
   // A weak context (any label or prose before an account's name): not code (`angle = 2 * pi / …`).
   const loose =
     account && spaced && !/[\w\])]\s*=\s*[\w"'([]|[{}]/.test(text.slice(Math.max(0, start - 60), start)) ? { user, signed: false, loose: true } : null;
   if (lineStart > 0 && !CLAUSE_START.test(text[lineStart - 1]!)) return loose;
   const head = text.slice(lineStart, headEnd);
-  if (!colon) return account && HEAD_BEFORE_USER.test(head) ? { user, signed: false, listed: lineStart > 0 && /[,|]/.test(text[lineStart - 1]!) } : loose;
+  if (!colon) return account && HEAD_BEFORE_USER.test(head) ? { user, signed: false, context: listed } : loose;
   if (!LABEL_BEFORE_COLON.test(head)) return loose;
-  const listed = lineStart > 0 && /[,|]/.test(text[lineStart - 1]!);
-  if (CREDENTIAL_LABEL.test(head)) return { user, signed: false, listed };
-  return account ? { user, signed: !spaced, listed } : null;
+  if (CREDENTIAL_LABEL.test(head)) return { user, signed: false, context: 'labelled' };
+  return account ? { user, signed: !spaced, context: listed } : null;
 }
 
 function loginPairs(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
-  const judge = (m: RegExpMatchArray, user: string, quote: string, raw: string, made: boolean, signed = false, loose = false, listed = false) => {
+  const judge = (
+    m: RegExpMatchArray,
+    user: string,
+    quote: string,
+    raw: string,
+    made: boolean,
+    signed = false,
+    loose = false,
+    context: LoginContext = 'plain',
+  ) => {
     const password = quote === '' ? raw.replace(SENTENCE_END, '') : raw;
     if (signed && !PASSWORD_SIGN.test(password)) return;
     if (loose && !/[^A-Za-z0-9._-]/.test(password) && !password.split(/[-_.]/).some((piece) => (piece.match(/[A-Za-z]+|[0-9]+/g) ?? []).length >= 4)) return;
     if (looksLikePlaceholderUrlPassword(password, user) || looksLikeReference(password) || /^\d+$/.test(password)) return;
     if (password.length < 6 || entropy(password) < 2.0 || charClasses(password) < 2) return;
     const after = text.slice(m.index! + m[0].length - raw.length + password.length, m.index! + m[0].length + 40);
-    if (made && (!looksMade(password, 8) || !madeAfterSlash(password, after, listed) || hashingTerm(password) || NOT_A_SLASH_PASSWORD.test(password))) return;
+    if (made && (!looksMade(password, 8) || !madeAfterSlash(password, after, context) || hashingTerm(password) || NOT_A_SLASH_PASSWORD.test(password))) return;
     const start = m.index! + m[0].length - raw.length - quote.length;
     found.push({ start, end: start + password.length });
   };
@@ -434,7 +447,7 @@ function loginPairs(text: string): RuleMatch[] {
     if (login === null) continue;
     PASSWORD_AFTER_SLASH.lastIndex = slash.index + slash[0].length;
     const m = PASSWORD_AFTER_SLASH.exec(text);
-    if (m !== null) judge(m, login.user, m[1]!, m[2]!, true, login.signed, login.loose ?? false, login.listed ?? false);
+    if (m !== null) judge(m, login.user, m[1]!, m[2]!, true, login.signed, login.loose ?? false, login.context ?? 'plain');
   }
   for (const m of text.matchAll(LOGIN_THEN_PASSWORD)) {
     const bare = /^(?:pass|pw)$/i.test(m[4]!);

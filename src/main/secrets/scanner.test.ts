@@ -800,6 +800,7 @@ describe('every view a reader could decode (issue 15)', () => {
     ['a login pair in prose', 'the Grafana login is admin / Xk9#mP2qLw', 'Xk9#mP2qLw'],
     ['a login pair in prose naming the account', 'the Grafana admin login is admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
     ['a login pair after a sentence and a login label', 'Grafana lives at https://grafana.internal. Login: admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    ['a word and digits after a label naming credentials', 'Credentials: alice / correcthorse42', 'correcthorse42'],
     ['a login pair after a label of more than 41 characters', 'Staging Grafana for the payments team (EU region): admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
   ] as const)('finds %s (session 45)', async (_name, text, secret) => {
     const found = await scanText(text);
