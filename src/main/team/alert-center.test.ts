@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AlertCenter, secretAlertMessage, secretAlertTitle } from './alert-center.js';
 import { TEAM_SPACE } from './sync-space.js';
-import { maskedName, scanText } from '../secrets/index.js';
+import { type Finding, maskedName, scanText } from '../secrets/index.js';
 import { runWorkersTogether } from '../memdir/test-support/spawn-worker.js';
 
 const dataFileWorker = fileURLToPath(new URL('./test-support/data-file-worker.ts', import.meta.url));
@@ -194,6 +194,43 @@ describe('AlertCenter', () => {
     // The allow still holds, and holds after the upgraded record is written back.
     expect(await fresh.isAllowed(memoryDir, 'team', found!, { rel: `team/${named}`, content: 'No secret here.\n' })).toBe(true);
     expect(await new AlertCenter(dataDir).isAllowed(memoryDir, 'team', found!, { rel: `team/${named}`, content: 'No secret here.\n' })).toBe(true);
+  });
+
+  // Review s45-6 #4: an old record whose name today's scanner no longer flags (a rule since narrowed) shows it by stars, not whole.
+  it("an old record of a secret in a name today's scanner no longer finds keeps the name masked", async () => {
+    const real = 'team/reference_Hunter2Grafana.md';
+    const oldMatch = `Hu${'*'.repeat(10)}`;
+    const oldName = `team/reference_${oldMatch}.md`;
+    expect(await scanText('x', { name: real })).toEqual([]);
+    const finding = {
+      rule: 'memdir/login-pair',
+      title: 'A password',
+      severity: 'error',
+      match: oldMatch,
+      where: 'name',
+      line: 0,
+      column: 16,
+      range: [15, 29],
+      file: oldName,
+      fingerprint: 'abc123',
+      priority: 1,
+    } as Finding;
+    const center = new AlertCenter(dataDir);
+    await center.raise({
+      topic: 'secret:team:team/x',
+      kind: 'secret',
+      title: secretAlertTitle(oldName, TEAM_SPACE),
+      message: secretAlertMessage(oldName, [finding], TEAM_SPACE),
+      memoryDir: path.join(tmp, 'memory'),
+      file: real,
+      findings: [finding],
+    });
+    const { alerts } = await new AlertCenter(dataDir).list();
+    const { file: _real, ...shown } = alerts[0]!;
+    expect(JSON.stringify(shown)).not.toContain('Hunter2Grafana');
+    expect(JSON.stringify(shown)).not.toContain('Hu*');
+    expect(shown.title).toContain('team/reference_');
+    expect(shown.findings.map((f) => f.file)).toEqual([expect.stringMatching(/^team\/reference_\*+\.md$/)]);
   });
 
   // Review 4, S2: the finding that stands for more secrets than are listed has no fingerprint.

@@ -375,7 +375,10 @@ async function remaskedAlert(a: StoredAlert): Promise<StoredAlert> {
   // A secret in the name is masked exactly as today from the real path (an old mask lacks the rule's public prefix).
   const inName = (f: Finding) => (f.where === 'name' ? named?.inName.find((n) => n.fingerprint === f.fingerprint)?.match : undefined);
   const findings = a.findings.map((f) => ({ ...f, match: inName(f) ?? remasked(f.match, f.rule) }));
-  const masked = named?.masked ?? null;
+  // Rebuilt from the real path only when today's scanner finds each secret of the name again; a name it no longer
+  // flags (a rule since narrowed) would be shown whole: its old masks are put to stars instead (review s45-6 #4).
+  const refound = a.findings.every((f) => f.where !== 'name' || inName(f) !== undefined);
+  const masked = refound ? (named?.masked ?? null) : null;
   if (masked !== null && findings.some((f, i) => f.match !== a.findings[i]!.match || f.file !== masked)) {
     const shown = findings.map((f) => ({ ...f, file: masked }));
     const space = spaceOfTopic(a.topic);
@@ -383,7 +386,11 @@ async function remaskedAlert(a: StoredAlert): Promise<StoredAlert> {
   }
   // Its message quotes each mask (`secretAlertMessage`).
   const message = a.findings.reduce((said, f, i) => (f.match === '' ? said : said.split(`(${f.match})`).join(`(${findings[i]!.match})`)), a.message);
-  return { ...a, findings, message };
+  if (refound) return { ...a, findings, message };
+  // A name's old mask stands in the title, the message and each finding's file too.
+  const starred = (said: string) =>
+    a.findings.reduce((s, f, i) => (f.where !== 'name' || f.match === '' ? s : s.split(f.match).join(findings[i]!.match)), said);
+  return { ...a, findings: findings.map((f) => ({ ...f, file: f.file && starred(f.file) })), title: starred(a.title), message: starred(message) };
 }
 
 /**
