@@ -441,6 +441,43 @@ describe('team sync in the app', () => {
     expect(onA).toContain('B: after QA.');
   });
 
+  // Review s45-7 #1: with an open conflict, a newer team version pulled over the team's side must become that side:
+  // keep the team's → Undo showed the older one, and keep both / keep the team's then pushed it over a teammate's edit.
+  it("a newer team version pulled while a conflict is open is its team side: keep both after keep the team's → Undo keeps the teammate's newer line", async () => {
+    const base = topic('Releases', 'project', 'Release on Tuesday.');
+    const theirs = topic('Releases', 'project', 'Release on Tuesday.\nA: tag first.');
+    const newer = topic('Releases', 'project', 'Release on Tuesday.\nA: tag first.\nA2: and push it.');
+    const mine = topic('Releases', 'project', 'Release on Tuesday.\nB: after QA.');
+    const onA = path.join(a.memoryDir, 'team', 'project_releases.md');
+    const file = path.join(b.memoryDir, 'team', 'project_releases.md');
+    await fs.writeFile(onA, base);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(onA, theirs);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(file, mine);
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
+      (c) => c.key === 'project_releases.md',
+    );
+    expect(await fs.readFile(file, 'utf8')).toBe(theirs);
+    // The teammate goes on while B's conflict is open; B's sync writes the newer version over the team's side.
+    await fs.writeFile(onA, newer);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    expect(await fs.readFile(file, 'utf8')).toBe(newer);
+    const kept = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
+    await ok(b.api, 'history.undo', { dir: '-work-app', rev: kept.rev });
+    const reopened = await ok<{ theirs: string; theirsFrom: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
+    expect(reopened).toMatchObject({ theirs: newer, theirsFrom: 'last-synced' });
+    await ok(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'both' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    const now = await fs.readFile(onA, 'utf8');
+    expect(now).toContain('A2: and push it.');
+    expect(now).toContain('B: after QA.');
+  });
+
   it('raises a secret alert (event included), then redacts it in place with a history entry, and the file goes up', async () => {
     a.events.length = 0;
     await fs.writeFile(path.join(a.memoryDir, 'team', 'reference_ci.md'), topic('CI', 'reference', `The CI bot token is ${GITHUB_TOKEN} for now.`));

@@ -435,6 +435,15 @@ async function applyKey(
     e.failedWrites.delete(key);
     pullWroteOver(e, key, local?.sha ?? null, kept, merged ? sha : null);
     if (local && holdsKeptVersion(e, key, local.sha)) await keptSideOverwritten(e, cycle, key, local.sha, entry);
+    else if (local) {
+      // An open conflict's team side the pull wrote over (yours kept aside): the newer version is its side now, as
+      // shown and kept after the Undo of a resolution — not the older one (review s45-7 #1). Nothing new to report.
+      for (const c of e.state.conflicts) {
+        if (c.status !== 'open' || c.key !== key || c.serverSha !== local.sha) continue;
+        Object.assign(c, { serverSha: entry.sha256, serverUpdatedBy: entry.updatedBy, serverUpdatedAt: entry.updatedAt });
+        e.dirty = true;
+      }
+    }
     // The server's version is what both now agree on; a merge is a local edit on top of it (pushed next).
     e.setBase(key, entry.sha256);
     e.bases.save(entry.sha256, entry.content);
