@@ -314,6 +314,17 @@ describe('life cycle', () => {
     expect((await memory.list()).map((s) => [s.sessionId, s.toolCallsSinceUpdate])).toEqual([['session-1', 3]]);
   });
 
+  // Review s45-8: a listing kept from before Claude Code ended the session hid its end.
+  it('a session listed, then ended, is listed as ended', async () => {
+    turn('one', 3, 12_000);
+    await flush();
+    const memory = sessions();
+    await memory.observe(fx.transcript());
+    expect((await memory.list())[0]?.endedAt).toBeNull();
+    await memory.end('session-1');
+    expect((await memory.list())[0]?.endedAt).toEqual(expect.any(String));
+  });
+
   it('ignores sub-agent transcripts and files outside the home', async () => {
     const sub = path.join(fx.projectDir, 'session-1', 'subagents', 'agent-a.jsonl');
     await fs.mkdir(path.dirname(sub), { recursive: true });

@@ -211,8 +211,8 @@ export class SessionMemory {
     const write = options.write !== false;
     const stored = await this.store.load(sessionId);
     const own = stored && stored.transcriptPath === file ? stored : null;
-    // The saved state a look started from: a kept look is good while it is still that one.
-    const from = own ? `${own.cursor?.offset ?? 0}:${own.updates}:${own.lastUpdate?.at ?? ''}` : '';
+    // The saved state a look started from (what a look reads, and what `end` writes): a kept look is good while it is still that one.
+    const from = own ? `${own.cursor?.offset ?? 0}:${own.updates}:${own.lastUpdate?.at ?? ''}:${own.endedAt ?? ''}` : '';
     const kept = write ? undefined : this.looked.get(file);
     const peeked = kept?.from === from ? kept.state : undefined;
     let state = peeked ?? own ?? newSessionState(sessionId, file, project);
