@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppEvent } from '../../shared/contract/events.js';
 import { createPersonal, createTeam, issuePersonalToken, issueToken } from '../../server/admin.js';
 import { openSqliteStore } from '../../server/sqlite-store.js';
@@ -476,6 +476,44 @@ describe('team sync in the app', () => {
     const now = await fs.readFile(onA, 'utf8');
     expect(now).toContain('A2: and push it.');
     expect(now).toContain('B: after QA.');
+  });
+
+  // Review s45-7 #3: the sync's clean-up of cached versions kept an open conflict's base but not the team's side it
+  // stands against, so after take mine → Undo and a sync past the clean-up's 10-minute gate, keep the team's → Undo
+  // reopened it with that side lost, for good (the server holds yours): only "take mine" was left.
+  it("a conflict's team side survives the sync's clean-up of cached versions: keep the team's → Undo still shows it", async () => {
+    const base = topic('Tags2', 'project', 'Tag on main.');
+    const theirs = topic('Tags2', 'project', 'Tag on main.\nA: sign the tag.');
+    const mine = topic('Tags2', 'project', 'Tag on main.\nB: after QA.');
+    const onA = path.join(a.memoryDir, 'team', 'project_tags2.md');
+    const file = path.join(b.memoryDir, 'team', 'project_tags2.md');
+    await fs.writeFile(onA, base);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(onA, theirs);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(file, mine);
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
+      (c) => c.key === 'project_tags2.md',
+    );
+    const tookMine = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'mine' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'history.undo', { dir: '-work-app', rev: tookMine.rev });
+    // Eleven minutes on (the clean-up runs at most every 10 minutes), a sync that writes something cleans up.
+    const realNow = Date.now.bind(Date);
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 11 * 60_000);
+    try {
+      await fs.writeFile(onA.replace('project_tags2.md', 'project_other2.md'), topic('Other2', 'project', 'Another note.'));
+      await ok(a.api, 'team.sync', { dir: '-work-app' });
+      await ok(b.api, 'team.sync', { dir: '-work-app' });
+    } finally {
+      clock.mockRestore();
+    }
+    const kept = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
+    await ok(b.api, 'history.undo', { dir: '-work-app', rev: kept.rev });
+    const reopened = await ok<{ theirs: string; theirsFrom: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
+    expect(reopened).toMatchObject({ theirs, theirsFrom: 'last-synced' });
   });
 
   it('raises a secret alert (event included), then redacts it in place with a history entry, and the file goes up', async () => {

@@ -332,7 +332,11 @@ export class SyncEngine {
     if (Date.now() - this.lastPrune < 10 * 60_000) return;
     this.lastPrune = Date.now();
     const keep = new Set([...this.base.values(), ...Object.values(this.state.lostPush?.entries ?? {})]);
-    for (const c of this.state.conflicts) if (c.status === 'open' && c.baseSha) keep.add(c.baseSha);
+    for (const c of this.state.conflicts) {
+      if (c.status === 'open' && c.baseSha) keep.add(c.baseSha);
+      // The team's side a conflict stands against: shown while it is open, and again when the Undo of its resolution opens it.
+      if (c.serverSha && (c.status === 'open' || c.resolvedRev)) keep.add(c.serverSha);
+    }
     await this.bases.prune(keep);
   }
 
