@@ -802,10 +802,33 @@ describe('every view a reader could decode (issue 15)', () => {
     ['a login pair after a sentence and a login label', 'Grafana lives at https://grafana.internal. Login: admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
     ['a word and digits after a label naming credentials', 'Credentials: alice / correcthorse42', 'correcthorse42'],
     ['a login pair after a label of more than 41 characters', 'Staging Grafana for the payments team (EU region): admin / Vq7rT2mXk9!', 'Vq7rT2mXk9!'],
+    // Review s45-8 #4: common passwords (two digits, a word ending in s, leet); #5: a .pgpass line on a port other than 5432.
+    ['a common password with two digits', 'Grafana: admin / Winter25', 'Winter25'],
+    ['another common password with two digits', 'Router: root / Hunter42', 'Hunter42'],
+    ['a common password with a leading zero', 'Jenkins: admin / Welcome01', 'Welcome01'],
+    ['a common password in a list item', '- Jenkins: admin / Dragon88', 'Dragon88'],
+    ['a common password ending in s and a year', 'Grafana: admin / Paris2024', 'Paris2024'],
+    ['a top-100 password', 'Jenkins: admin / Jesus123', 'Jesus123'],
+    ['a .pgpass line on a port other than 5432', '10.0.0.5:15432:orders:orders_rw:Xk9mQ2zPw7Lr', 'Xk9mQ2zPw7Lr'],
+    ['a labelled .pgpass line on a port other than 5432', 'Prod DB: primary.internal:15432:app:app:Xk9mQ2zPw7Lr', 'Xk9mQ2zPw7Lr'],
   ] as const)('finds %s (session 45)', async (_name, text, secret) => {
     const found = await scanText(text);
     expect(found, text).toHaveLength(1);
     expect(text.slice(...found[0]!.range), text).toBe(secret);
+  });
+
+  // Review s45-8 #2: a second labelled pair after a comma was taken for a list's item and its common password missed.
+  it('finds both login pairs of a line that names two, after a comma', async () => {
+    for (const [text, secrets] of [
+      ['Grafana: admin / Summer2024, Jenkins: root / Winter2024', ['Summer2024', 'Winter2024']],
+      ['Staging: admin / Summer2024, prod: admin / Autumn2024', ['Summer2024', 'Autumn2024']],
+    ] as const) {
+      const found = await scanText(text);
+      expect(
+        found.map((f) => text.slice(...f.range)),
+        text,
+      ).toEqual(secrets);
+    }
   });
 
   it('leaves alone what only looks like a .pgpass line, a login pair or an address (session 45)', async () => {
@@ -845,7 +868,15 @@ describe('every view a reader could decode (issue 15)', () => {
       'Base image: ubuntu / Jammy2204',
       '| Image | ubuntu / Jammy2204 |',
       'Reviewers: admin, deploy-bot / Renovate2024',
-      'Grafana: admin / Dashboards2024',
+      // Review s45-8 #3: an account's word in prose, then a build or host name.
+      'See the last ci / build#1234 for the flaky test logs',
+      'Pipeline status — ci / build#2211 is green again',
+      'We moved the jenkins / k8s-agent#3 pool to spot instances',
+      'We ssh in as ubuntu / ubuntu@bastion-1 through the jump host',
+      'Staging note — admin / user@example split applies',
+      // #5: .pgpass-shaped lines on a port of another service.
+      'release-2024.db.internal:8080:cache:warm:2000ms-Retry3',
+      '- db.internal:6379:0:session:user-42-Cart_v2',
       '| deploy | root / Deploy2024 |',
       'Auth: admin / Web3auth',
       'Patched by admin / Log4shell',
