@@ -13,7 +13,7 @@
  * Started only by the app (`AppContext` with `watch: true`), never by the CLI or unit tests, and
  * stopped in `AppContext.close()`.
  */
-import { failureWords } from '../../shared/failure-words.js';
+import { failureSentence } from '../../shared/failure-words.js';
 import path from 'node:path';
 import type { EventBus } from '../core/event-bus.js';
 import type { JobRunner } from '../jobs/index.js';
@@ -274,7 +274,7 @@ export class AutoMemory {
         void logHookProblem(
           this.host.dataDir,
           'app',
-          `the transcript watcher cannot tell it saw every change (${failureWords(error)}); it stops recording how far it watched, so the next start reads again every session written since its last record`,
+          `the transcript watcher cannot tell it saw every change (${failureSentence(error)}); it stops recording how far it watched, so the next start reads again every session written since its last record`,
         ),
       quietMs: settings.extraction.quietSeconds * 1000,
       idleCloseMs: settings.extraction.idleCloseSeconds * 1000,
