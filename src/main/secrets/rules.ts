@@ -287,18 +287,20 @@ const PGPASS_LINE =
 // A label before a .pgpass line names the file or the database (`pgpass:`, `Prod DB:`); any other
 // label makes a trace, a cache key or a health check of the same shape (review s45-4 #3).
 const PGPASS_LABEL = /(?:^|[^A-Za-z])(?:\.?pgpass|pgpassfile|postgres(?:ql)?|psql|pg|db|database)(?![A-Za-z])/i;
-// A label naming .pgpass or PostgreSQL; the ports of other services (web, caches, search, other databases), on which a
-// line of this shape is a trace or a key, not a .pgpass line (review s45-6 #3, s45-8 #5: PostgreSQL runs on any port).
+// A label naming .pgpass or PostgreSQL; a PostgreSQL port (or `*`: the file's own wildcard); a host or database saying so.
+// Not any port but another service's (review s45-8 #5): a list of other services is never whole, and a trace or a
+// cache key of this shape on any of theirs was refused on save (review s45-9 #4); PostgreSQL on port 15432 is missed.
 const PGPASS_FILE = /(?:^|[^A-Za-z])(?:\.?pgpass|pgpassfile|postgres(?:ql)?|psql|pg)(?![A-Za-z])/i;
-const OTHER_SERVICE_PORT = /^(?:80|443|3000|3306|5000|6379|8000|8080|8443|9000|9090|9200|11211|27017)$/;
+const PG_PORT = /^(?:\*|543[2-9]|6432|6543|25060)$/;
+const PG_NAME = /(?:^|[^A-Za-z])(?:db|pg|postgres(?:ql)?|psql|sql|database)(?![A-Za-z])|\*/i;
 
 function pgpassLines(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const m of text.matchAll(PGPASS_LINE)) {
-    const [, label, , port, , user, password] = m as unknown as string[];
+    const [, label, host, port, database, user, password] = m as unknown as string[];
     if (label !== undefined && !PGPASS_LABEL.test(label)) continue;
-    // With no label, or one naming any database (`Redis DB:`), not on another service's port.
-    if ((label === undefined || !PGPASS_FILE.test(label)) && OTHER_SERVICE_PORT.test(port!)) continue;
+    // With no label, or one naming any database (`Redis DB:`), the line must be PostgreSQL's (review s45-6 #3).
+    if ((label === undefined || !PGPASS_FILE.test(label)) && !PG_PORT.test(port!) && !PG_NAME.test(`${host} ${database}`)) continue;
     if (looksLikePlaceholderUrlPassword(password!, user) || looksLikeReference(password!) || !looksMade(password!, 8)) continue;
     const start = m.index + m[0].lastIndexOf(`:${password}`) + 1;
     found.push({ start, end: start + password!.length });
@@ -343,10 +345,11 @@ const NOT_A_SLASH_PASSWORD =
 // The commonest human passwords: one word and 2–4 digits (`Summer2024`, `Admin123`), or a word with
 // a digit or sign for a letter (`Passw0rd`, `P@ssword`) — not a name with a digit inside
 // (`Guest2Access`) or of CamelCase pieces (`PostgreSQL16`, `GitHubActions2`); review s45-4 #2.
-// Digits are a year, two digits or a run from 1 (`Python311`, `Jammy2204` are versions), and a leet letter is 0, 1,
-// @ or $ (`Log4shell`, `Web3auth` are names; review s45-6 #2). A plural and a year (`Dashboards2024`) is taken for a
-// password too: names ending in s are passwords as often (`Paris2024`, `Jesus123`; review s45-8 #4).
-const COMMON_PASSWORD = /^[A-Z]?[a-z]*[a-z](?:(?:19|20)\d\d|\d\d|123|1234)[!?#$]?$|^[A-Za-z]?[a-z]*[01@$][a-z]+\d{0,4}[!?#$]?$/;
+// Digits are a year or a run from 1 — not any two (`Python39`, `Postgres16`, `Ubuntu22` are versions: review s45-9
+// #6; `Winter25` is missed) — and a leet letter is 0, 1, @ or $ (`Log4shell`, `Web3auth` are names; review s45-6 #2).
+// A plural and a year (`Dashboards2024`) is taken for a password too: names ending in s are passwords as often
+// (`Paris2024`, `Jesus123`; review s45-8 #4).
+const COMMON_PASSWORD = /^[A-Z]?[a-z]*[a-z](?:(?:19|20)\d\d|12|123|1234)[!?#$]?$|^[A-Za-z]?[a-z]*[01@$][a-z]+\d{0,4}[!?#$]?$/;
 
 /**
  * Whether a value after a login's slash is made rather than named: it holds a character no name
