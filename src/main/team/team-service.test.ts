@@ -512,8 +512,78 @@ describe('team sync in the app', () => {
     }
     const kept = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
     await ok(b.api, 'history.undo', { dir: '-work-app', rev: kept.rev });
-    const reopened = await ok<{ theirs: string; theirsFrom: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
+    const reopened = await ok<{ theirs: string; theirsFrom: string; base: string | null }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
     expect(reopened).toMatchObject({ theirs, theirsFrom: 'last-synced' });
+    // Its base too (review s45-9 #2): without it there is no three-way proposal and keep both takes the union.
+    expect(reopened.base).toBe(base);
+  });
+
+  // Review s45-9 #1: a conflict resolved by keeping the team's version, whose team side a pull then moved on, was
+  // reopened (Undo anyway) with the older version as its side, and keep both pushed it over the teammate's edit.
+  it("a resolved conflict whose team side a pull moved on reopens with the newer version: keep both keeps the teammate's line", async () => {
+    const base = topic('Tags3', 'project', 'Tag on main.');
+    const theirs = topic('Tags3', 'project', 'Tag on main.\nA: sign the tag.');
+    const newer = topic('Tags3', 'project', 'Tag on main.\nA: sign the tag.\nA2: and push it.');
+    const mine = topic('Tags3', 'project', 'Tag on main.\nB: after QA.');
+    const onA = path.join(a.memoryDir, 'team', 'project_tags3.md');
+    const file = path.join(b.memoryDir, 'team', 'project_tags3.md');
+    await fs.writeFile(onA, base);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(onA, theirs);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(file, mine);
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
+      (c) => c.key === 'project_tags3.md',
+    );
+    const kept = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
+    await fs.writeFile(onA, newer);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    expect(await fs.readFile(file, 'utf8')).toBe(newer);
+    // The pull changed the file since: the Undo goes on only "anyway".
+    await ok(b.api, 'history.undo', { dir: '-work-app', rev: kept.rev, overwriteChanged: true });
+    const reopened = await ok<{ theirs: string; theirsSha: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
+    expect(reopened.theirs).toBe(newer);
+    await ok(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'both', theirsSha: reopened.theirsSha });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    const now = await fs.readFile(onA, 'utf8');
+    expect(now).toContain('A2: and push it.');
+    expect(now).toContain('B: after QA.');
+  });
+
+  // Review s45-9 #2: the clean-up kept a resolved conflict's team side but not its base: its Undo had no proposal.
+  it("a conflict resolved before the sync's clean-up reopens with its base", async () => {
+    const base = topic('Tags4', 'project', 'Tag on main.');
+    const theirs = topic('Tags4', 'project', 'Tag on main.\nA: sign the tag.');
+    const mine = topic('Tags4', 'project', 'Tag on main.\nB: after QA.');
+    const onA = path.join(a.memoryDir, 'team', 'project_tags4.md');
+    await fs.writeFile(onA, base);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(onA, theirs);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(path.join(b.memoryDir, 'team', 'project_tags4.md'), mine);
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
+      (c) => c.key === 'project_tags4.md',
+    );
+    const kept = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
+    // Past the clean-up's gate, also past the clean-up the test before ran 11 minutes on.
+    const realNow = Date.now.bind(Date);
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 25 * 60_000);
+    try {
+      await fs.writeFile(onA.replace('project_tags4.md', 'project_other4.md'), topic('Other4', 'project', 'Another note.'));
+      await ok(a.api, 'team.sync', { dir: '-work-app' });
+      await ok(b.api, 'team.sync', { dir: '-work-app' });
+    } finally {
+      clock.mockRestore();
+    }
+    await ok(b.api, 'history.undo', { dir: '-work-app', rev: kept.rev });
+    const reopened = await ok<{ base: string | null; theirs: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
+    expect(reopened).toMatchObject({ base, theirs });
   });
 
   it('raises a secret alert (event included), then redacts it in place with a history entry, and the file goes up', async () => {

@@ -332,10 +332,12 @@ export class SyncEngine {
     if (Date.now() - this.lastPrune < 10 * 60_000) return;
     this.lastPrune = Date.now();
     const keep = new Set([...this.base.values(), ...Object.values(this.state.lostPush?.entries ?? {})]);
+    // A conflict's base and the team's side it stands against: shown while it is open, and again when the Undo of its
+    // resolution opens it (review s45-7 #3, s45-9 #2).
     for (const c of this.state.conflicts) {
-      if (c.status === 'open' && c.baseSha) keep.add(c.baseSha);
-      // The team's side a conflict stands against: shown while it is open, and again when the Undo of its resolution opens it.
-      if (c.serverSha && (c.status === 'open' || c.resolvedRev)) keep.add(c.serverSha);
+      if (c.status !== 'open' && !c.resolvedRev) continue;
+      if (c.baseSha) keep.add(c.baseSha);
+      if (c.serverSha) keep.add(c.serverSha);
     }
     await this.bases.prune(keep);
   }

@@ -436,10 +436,10 @@ async function applyKey(
     pullWroteOver(e, key, local?.sha ?? null, kept, merged ? sha : null);
     if (local && holdsKeptVersion(e, key, local.sha)) await keptSideOverwritten(e, cycle, key, local.sha, entry);
     else if (local) {
-      // An open conflict's team side the pull wrote over (yours kept aside): the newer version is its side now, as
-      // shown and kept after the Undo of a resolution — not the older one (review s45-7 #1). Nothing new to report.
+      // A conflict's team side the pull wrote over (open, yours kept aside; or resolved by keeping it, its Undo able to
+      // open it again): the newer version is its side now — not the older one (review s45-7 #1, s45-9 #1). Nothing new to report.
       for (const c of e.state.conflicts) {
-        if (c.status !== 'open' || c.key !== key || c.serverSha !== local.sha) continue;
+        if ((c.status !== 'open' && !c.resolvedRev) || c.key !== key || c.serverSha !== local.sha) continue;
         Object.assign(c, { serverSha: entry.sha256, serverUpdatedBy: entry.updatedBy, serverUpdatedAt: entry.updatedAt });
         e.dirty = true;
       }
