@@ -269,9 +269,13 @@ describe('AutoMemory in the running app', () => {
     auto = new AutoMemory(ctx, { provider: async () => provider });
     await auto.start();
     await waitFor(async () => (await pending()).length > 0, 15_000, 'the spooled turn to be extracted');
-    await auto.watching();
-    // Longer than a catch-up report takes (quiet is 1 s here) before its run would ask the model.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // The catch-up's own run too (review s45-9 #5: a fixed wait could read the count before it asked anything).
+    const extractJobs = () => ctx.jobs.list().filter((j) => j.kind === 'extract');
+    await waitFor(
+      () => extractJobs().length >= 2 && extractJobs().every((j) => j.state !== 'running' && j.state !== 'queued'),
+      15_000,
+      "the catch-up's run beside the spool's to finish",
+    );
     await auto.extraction.idle();
     expect(extractionRequests()).toHaveLength(1);
   });
