@@ -408,21 +408,28 @@ describe('team sync in the app', () => {
     expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('synced');
   });
 
+  /** A conflict on B over `team/<key>`: `base` synced to both, A's `theirs` pushed, then B's `mine` synced into it. */
+  async function openConflict(key: string, texts: { base: string; theirs: string; mine: string }) {
+    const onA = path.join(a.memoryDir, 'team', key);
+    const file = path.join(b.memoryDir, 'team', key);
+    await fs.writeFile(onA, texts.base);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(onA, texts.theirs);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await fs.writeFile(file, texts.mine);
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    const { conflicts } = await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' });
+    const conflict = conflicts.find((c) => c.key === key);
+    expect(conflict, `a conflict over ${key}`).toBeDefined();
+    return { onA, file, conflict: conflict! };
+  }
+
   it("after take mine → Undo → keep the team's → Undo, the conflict shows the team's version (not your pushed one) and keep both pushes both to the other machine (review s45-2 #3)", async () => {
     const base = topic('Tags', 'project', 'Tag on main.');
     const theirs = topic('Tags', 'project', 'Tag on main.\nA: sign the tag.');
     const mine = topic('Tags', 'project', 'Tag on main.\nB: after QA.');
-    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_tags.md'), base);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_tags.md'), theirs);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    const file = path.join(b.memoryDir, 'team', 'project_tags.md');
-    await fs.writeFile(file, mine);
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
-      (c) => c.key === 'project_tags.md',
-    );
+    const { file, conflict } = await openConflict('project_tags.md', { base, theirs, mine });
     // Take mine (pushed: the server now holds yours), then its Undo; keep the team's, then its Undo.
     const tookMine = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'mine' });
     await ok(b.api, 'history.undo', { dir: '-work-app', rev: tookMine.rev });
@@ -448,18 +455,7 @@ describe('team sync in the app', () => {
     const theirs = topic('Releases', 'project', 'Release on Tuesday.\nA: tag first.');
     const newer = topic('Releases', 'project', 'Release on Tuesday.\nA: tag first.\nA2: and push it.');
     const mine = topic('Releases', 'project', 'Release on Tuesday.\nB: after QA.');
-    const onA = path.join(a.memoryDir, 'team', 'project_releases.md');
-    const file = path.join(b.memoryDir, 'team', 'project_releases.md');
-    await fs.writeFile(onA, base);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    await fs.writeFile(onA, theirs);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    await fs.writeFile(file, mine);
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
-      (c) => c.key === 'project_releases.md',
-    );
+    const { onA, file, conflict } = await openConflict('project_releases.md', { base, theirs, mine });
     expect(await fs.readFile(file, 'utf8')).toBe(theirs);
     // The teammate goes on while B's conflict is open; B's sync writes the newer version over the team's side.
     await fs.writeFile(onA, newer);
@@ -485,18 +481,7 @@ describe('team sync in the app', () => {
     const base = topic('Tags2', 'project', 'Tag on main.');
     const theirs = topic('Tags2', 'project', 'Tag on main.\nA: sign the tag.');
     const mine = topic('Tags2', 'project', 'Tag on main.\nB: after QA.');
-    const onA = path.join(a.memoryDir, 'team', 'project_tags2.md');
-    const file = path.join(b.memoryDir, 'team', 'project_tags2.md');
-    await fs.writeFile(onA, base);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    await fs.writeFile(onA, theirs);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    await fs.writeFile(file, mine);
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
-      (c) => c.key === 'project_tags2.md',
-    );
+    const { onA, conflict } = await openConflict('project_tags2.md', { base, theirs, mine });
     const tookMine = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'mine' });
     await ok(b.api, 'team.sync', { dir: '-work-app' });
     await ok(b.api, 'history.undo', { dir: '-work-app', rev: tookMine.rev });
@@ -525,18 +510,7 @@ describe('team sync in the app', () => {
     const theirs = topic('Tags3', 'project', 'Tag on main.\nA: sign the tag.');
     const newer = topic('Tags3', 'project', 'Tag on main.\nA: sign the tag.\nA2: and push it.');
     const mine = topic('Tags3', 'project', 'Tag on main.\nB: after QA.');
-    const onA = path.join(a.memoryDir, 'team', 'project_tags3.md');
-    const file = path.join(b.memoryDir, 'team', 'project_tags3.md');
-    await fs.writeFile(onA, base);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    await fs.writeFile(onA, theirs);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    await fs.writeFile(file, mine);
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
-      (c) => c.key === 'project_tags3.md',
-    );
+    const { onA, file, conflict } = await openConflict('project_tags3.md', { base, theirs, mine });
     const kept = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
     await fs.writeFile(onA, newer);
     await ok(a.api, 'team.sync', { dir: '-work-app' });
@@ -559,17 +533,7 @@ describe('team sync in the app', () => {
     const base = topic('Tags4', 'project', 'Tag on main.');
     const theirs = topic('Tags4', 'project', 'Tag on main.\nA: sign the tag.');
     const mine = topic('Tags4', 'project', 'Tag on main.\nB: after QA.');
-    const onA = path.join(a.memoryDir, 'team', 'project_tags4.md');
-    await fs.writeFile(onA, base);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    await fs.writeFile(onA, theirs);
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-    await fs.writeFile(path.join(b.memoryDir, 'team', 'project_tags4.md'), mine);
-    await ok(b.api, 'team.sync', { dir: '-work-app' });
-    const conflict = (await ok<{ conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts.find(
-      (c) => c.key === 'project_tags4.md',
-    );
+    const { onA, conflict } = await openConflict('project_tags4.md', { base, theirs, mine });
     const kept = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'server' });
     // Past the clean-up's gate, also past the clean-up the test before ran 11 minutes on.
     const realNow = Date.now.bind(Date);
